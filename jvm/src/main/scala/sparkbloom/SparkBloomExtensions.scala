@@ -1,0 +1,13 @@
+package sparkbloom
+
+import org.apache.spark.sql.SparkSessionExtensions
+
+/**
+ * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.
+ *
+ * Every rule sparkbloom adds to a session is registered here, so that loading the jar
+ * alone changes nothing and naming this class is the single switch.
+ */
+class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
+  override def apply(extensions: SparkSessionExtensions): Unit = ()
+}

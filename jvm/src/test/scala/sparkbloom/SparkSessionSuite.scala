@@ -1,0 +1,31 @@
+package sparkbloom
+
+import org.apache.spark.sql.SparkSession
+import org.scalatest.{BeforeAndAfterAll, Suite}
+
+/** A local SparkSession with the extension, shared by every test of one suite. */
+trait SparkSessionSuite extends BeforeAndAfterAll { self: Suite =>
+
+  @transient private var sessionOrNull: SparkSession = _
+
+  protected def spark: SparkSession = sessionOrNull
+
+  protected def sessionConf: Map[String, String] = Map.empty
+
+  override protected def beforeAll(): Unit = {
+    super.beforeAll()
+    val builder = SparkSession.builder()
+      .master("local[2]")
+      .appName(getClass.getSimpleName)
+      .config("spark.ui.enabled", "false")
+      .config("spark.sql.shuffle.partitions", "4")
+      .config("spark.sql.extensions", SparkBloom.ExtensionClass)
+    sessionConf.foreach { case (k, v) => builder.config(k, v) }
+    sessionOrNull = builder.getOrCreate()
+  }
+
+  override protected def afterAll(): Unit = {
+    try if (sessionOrNull != null) sessionOrNull.stop()
+    finally super.afterAll()
+  }
+}

@@ -1,0 +1,1 @@
+"""The sparkbloom JVM extension jar, bundled here by dev/setup."""

@@ -1,0 +1,65 @@
+"""Putting sparkbloom into a SparkSession: the jar on the classpath, the extension loaded."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pyspark.sql import SparkSession
+
+from sparkbloom.jar import jar_path
+
+EXTENSION_CLASS = "sparkbloom.SparkBloomExtensions"
+
+
+def _append_unique(existing: str | None, item: str) -> str:
+    """Comma-separated list ``existing`` with ``item`` added once, order kept."""
+    items = [part.strip() for part in (existing or "").split(",") if part.strip()]
+    if item not in items:
+        items.append(item)
+    return ",".join(items)
+
+
+def _builder_option(builder: SparkSession.Builder, key: str) -> str | None:
+    options: Mapping[str, str] = getattr(builder, "_options", {})
+    return options.get(key)
+
+
+def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
+    """Add the sparkbloom jar and extension to a session builder.
+
+    Jars and extensions the builder already names are kept; sparkbloom is appended.
+    Call it before ``getOrCreate()``, as with delta-spark's
+    ``configure_spark_with_delta_pip``.
+    """
+    jars = _append_unique(_builder_option(builder, "spark.jars"), jar_path())
+    extensions = _append_unique(_builder_option(builder, "spark.sql.extensions"), EXTENSION_CLASS)
+    return builder.config("spark.jars", jars).config("spark.sql.extensions", extensions)
+
+
+def session(
+    master: str = "local[*]",
+    app_name: str = "sparkbloom",
+    conf: Mapping[str, str] | None = None,
+) -> SparkSession:
+    """Get or create a SparkSession with sparkbloom loaded.
+
+    ``conf`` entries are applied before sparkbloom's own, so a ``spark.jars`` or
+    ``spark.sql.extensions`` given there is extended, not replaced.
+    """
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, str(value))
+    return configure(builder).getOrCreate()
+
+
+def version() -> str:
+    """Version of the sparkbloom jar loaded in the active session's driver JVM.
+
+    Asking the JVM (rather than this package) proves the jar is on the driver classpath.
+    """
+    spark = SparkSession.getActiveSession()
+    if spark is None:
+        raise RuntimeError("no active SparkSession: create one with sparkbloom.session()")
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    return str(jvm.sparkbloom.SparkBloom.version())

@@ -1,0 +1,42 @@
+"""The package finds its jar and a session built through it has the extension loaded."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+import sparkbloom
+
+
+def test_jar_is_bundled_inside_the_package() -> None:
+    jar = Path(sparkbloom.jar_path())
+    assert jar.is_file()
+    assert jar.parent == Path(sparkbloom.__file__).resolve().parent / "jars"
+    with zipfile.ZipFile(jar) as archive:
+        assert "sparkbloom/SparkBloomExtensions.class" in archive.namelist()
+
+
+def test_version_comes_from_the_driver_jvm(spark: SparkSession) -> None:
+    assert sparkbloom.version() == "0.1.0"
+
+
+def test_extension_is_registered(spark: SparkSession) -> None:
+    extensions = spark.conf.get("spark.sql.extensions") or ""
+    assert sparkbloom.EXTENSION_CLASS in extensions.split(",")
+    assert sparkbloom.jar_path() in (spark.conf.get("spark.jars") or "")
+
+
+def test_trivial_query_runs(spark: SparkSession) -> None:
+    assert spark.range(10).selectExpr("sum(id) AS s").first()["s"] == 45
+
+
+def test_configure_keeps_what_the_user_set() -> None:
+    builder = SparkSession.builder.config("spark.sql.extensions", "a.B").config("spark.jars", "/x.jar")
+    configured = sparkbloom.configure(builder)
+    options = configured._options  # type: ignore[attr-defined]
+    assert options["spark.sql.extensions"] == f"a.B,{sparkbloom.EXTENSION_CLASS}"
+    assert options["spark.jars"] == f"/x.jar,{sparkbloom.jar_path()}"
+    again = sparkbloom.configure(configured)._options  # type: ignore[attr-defined]
+    assert again["spark.sql.extensions"] == f"a.B,{sparkbloom.EXTENSION_CLASS}"
