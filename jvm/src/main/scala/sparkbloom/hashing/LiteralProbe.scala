@@ -1,0 +1,185 @@
+package sparkbloom.hashing
+
+import java.math.{BigDecimal => JBigDecimal, BigInteger}
+
+import org.apache.parquet.schema.LogicalTypeAnnotation._
+import org.apache.parquet.schema.{LogicalTypeAnnotation, PrimitiveType}
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+
+import sparkbloom.sbbf.XxHash64
+
+/**
+ * The hash(es) under which a predicate literal would be stored in a given file column.
+ *
+ * The literal is a Catalyst value of `literalType` (what `Literal.value` holds); the column
+ * is described by the file's own Parquet type, so a file written before a type change is
+ * judged by what it actually holds (an `INT32` column probed with a `long` literal, a
+ * decimal literal of another scale, a `FLOAT` column read as `double`). Whenever the
+ * literal cannot be written into the column exactly, or the column's encoding is not one
+ * whose hashing is fixed by the spec, the answer is [[ProbeHashes.Undecidable]], never
+ * "absent": the data gets read.
+ *
+ * Floating point: SQL equality treats 0.0 and -0.0 as equal, so a zero is looked up under
+ * both bit patterns; NaN has many bit patterns and a writer may store any of them, so NaN
+ * is undecidable.
+ */
+object LiteralProbe {
+  import ProbeHashes._
+
+  def hashes(column: PrimitiveType, literalType: DataType, literal: Any): ProbeHashes =
+    if (literal == null) Undecidable
+    else {
+      val annotation = column.getLogicalTypeAnnotation
+      column.getPrimitiveTypeName match {
+        case INT32 => int32(annotation, literalType, literal)
+        case INT64 => int64(annotation, literalType, literal)
+        case FLOAT => floating(literalType, literal, asFloat = true)
+        case DOUBLE => floating(literalType, literal, asFloat = false)
+        case BINARY => byteArray(annotation, literalType, literal)
+        case FIXED_LEN_BYTE_ARRAY => fixedLen(annotation, column.getTypeLength, literalType, literal)
+        case _ => Undecidable // BOOLEAN and INT96 carry no filter we can trust
+      }
+    }
+
+  private def int32(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): ProbeHashes =
+    annotation match {
+      case d: DecimalLogicalTypeAnnotation =>
+        unscaled(literalType, literal, d.getScale).filter(fitsSigned(_, 32))
+          .map(u => one(XxHash64.hashInt(u.intValue))).getOrElse(Undecidable)
+      case _: DateLogicalTypeAnnotation =>
+        if (literalType == DateType) one(XxHash64.hashInt(literal.asInstanceOf[Int])) else Undecidable
+      case i: IntLogicalTypeAnnotation =>
+        integral(literalType, literal).filter(fitsInt(_, i.getBitWidth, i.isSigned))
+          .map(v => one(XxHash64.hashInt(v.intValue))).getOrElse(Undecidable)
+      case null =>
+        integral(literalType, literal).filter(fitsSigned(_, 32))
+          .map(v => one(XxHash64.hashInt(v.intValue))).getOrElse(Undecidable)
+      case _ => Undecidable // TIME and annotations whose value mapping we do not own
+    }
+
+  private def int64(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): ProbeHashes =
+    annotation match {
+      case d: DecimalLogicalTypeAnnotation =>
+        unscaled(literalType, literal, d.getScale).filter(fitsSigned(_, 64))
+          .map(u => one(XxHash64.hashLong(u.longValue))).getOrElse(Undecidable)
+      case t: TimestampLogicalTypeAnnotation => timestamp(t, literalType, literal)
+      case i: IntLogicalTypeAnnotation =>
+        integral(literalType, literal).filter(fitsInt(_, i.getBitWidth, i.isSigned))
+          .map(v => one(XxHash64.hashLong(v.longValue))).getOrElse(Undecidable)
+      case null =>
+        integral(literalType, literal).filter(fitsSigned(_, 64))
+          .map(v => one(XxHash64.hashLong(v.longValue))).getOrElse(Undecidable)
+      case _ => Undecidable
+    }
+
+  /** Catalyst timestamps are microseconds; the file may store millis, micros or nanos. */
+  private def timestamp(t: TimestampLogicalTypeAnnotation, literalType: DataType, literal: Any): ProbeHashes =
+    literalType match {
+      case TimestampType | TimestampNTZType =>
+        val micros = literal.asInstanceOf[Long]
+        val stored: Option[Long] = t.getUnit match {
+          case TimeUnit.MICROS => Some(micros)
+          case TimeUnit.MILLIS => if (micros % 1000 == 0) Some(micros / 1000) else None
+          case TimeUnit.NANOS =>
+            val nanos = BigInteger.valueOf(micros).multiply(BigInteger.valueOf(1000))
+            if (fitsSigned(nanos, 64)) Some(nanos.longValue) else None
+        }
+        stored.map(v => one(XxHash64.hashLong(v))).getOrElse(Undecidable)
+      case _ => Undecidable
+    }
+
+  private def floating(literalType: DataType, literal: Any, asFloat: Boolean): ProbeHashes = {
+    val value: Option[Double] = literalType match {
+      case FloatType => Some(literal.asInstanceOf[Float].toDouble)
+      case DoubleType => Some(literal.asInstanceOf[Double])
+      case _ => integral(literalType, literal).map(_.doubleValue) // exactness checked below
+    }
+    value match {
+      case Some(v) if v.isNaN => Undecidable
+      case Some(v) if v == 0.0 =>
+        if (asFloat) AnyOf(Seq(XxHash64.hashFloat(0.0f), XxHash64.hashFloat(-0.0f)))
+        else AnyOf(Seq(XxHash64.hashDouble(0.0), XxHash64.hashDouble(-0.0)))
+      case Some(v) if asFloat =>
+        if (v.toFloat.toDouble == v && exactlyFrom(literalType, literal, v)) one(XxHash64.hashFloat(v.toFloat))
+        else Undecidable
+      case Some(v) =>
+        if (exactlyFrom(literalType, literal, v)) one(XxHash64.hashDouble(v)) else Undecidable
+      case None => Undecidable
+    }
+  }
+
+  /** True when `asDouble` is exactly the literal (an integral literal may lose digits). */
+  private def exactlyFrom(literalType: DataType, literal: Any, asDouble: Double): Boolean =
+    literalType match {
+      case FloatType | DoubleType => true
+      case _ => integral(literalType, literal).exists(i => !asDouble.isInfinite &&
+        new JBigDecimal(asDouble).toBigIntegerExact == i)
+    }
+
+  private def byteArray(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): ProbeHashes =
+    annotation match {
+      case _: DecimalLogicalTypeAnnotation =>
+        Undecidable // variable-width decimals: writers may pad, so the bytes are not unique
+      case null | _: StringLogicalTypeAnnotation | _: EnumLogicalTypeAnnotation | _: JsonLogicalTypeAnnotation |
+          _: BsonLogicalTypeAnnotation =>
+        bytesOf(literalType, literal).map(b => one(XxHash64.hashBytes(b))).getOrElse(Undecidable)
+      case _ => Undecidable
+    }
+
+  private def fixedLen(annotation: LogicalTypeAnnotation, width: Int, literalType: DataType, literal: Any): ProbeHashes =
+    annotation match {
+      case d: DecimalLogicalTypeAnnotation =>
+        unscaled(literalType, literal, d.getScale).flatMap(DecimalBytes.fixedWidth(_, width))
+          .map(b => one(XxHash64.hashBytes(b))).getOrElse(Undecidable)
+      case null | _: UUIDLogicalTypeAnnotation =>
+        bytesOf(literalType, literal).filter(_.length == width)
+          .map(b => one(XxHash64.hashBytes(b))).getOrElse(Undecidable)
+      case _ => Undecidable // FLOAT16, INTERVAL: equality is not byte equality
+    }
+
+  /** Bytes of a string or binary literal; None for strings whose equality is not bytewise. */
+  private def bytesOf(literalType: DataType, literal: Any): Option[Array[Byte]] = literalType match {
+    case s: StringType if s.collationId == StringType.collationId => // UTF8_BINARY: bytewise equality
+      Some(literal.asInstanceOf[UTF8String].getBytes)
+    case BinaryType => Some(literal.asInstanceOf[Array[Byte]])
+    case _ => None
+  }
+
+  /** The literal as a whole number, when it is one exactly. */
+  private def integral(literalType: DataType, literal: Any): Option[BigInteger] = literalType match {
+    case ByteType => Some(BigInteger.valueOf(literal.asInstanceOf[Byte].toLong))
+    case ShortType => Some(BigInteger.valueOf(literal.asInstanceOf[Short].toLong))
+    case IntegerType => Some(BigInteger.valueOf(literal.asInstanceOf[Int].toLong))
+    case LongType => Some(BigInteger.valueOf(literal.asInstanceOf[Long]))
+    case _: DecimalType => unscaled(literalType, literal, 0)
+    case FloatType | DoubleType =>
+      val d = literalType match {
+        case FloatType => literal.asInstanceOf[Float].toDouble
+        case _ => literal.asInstanceOf[Double]
+      }
+      if (d.isNaN || d.isInfinite || d != math.rint(d)) None
+      else Some(new JBigDecimal(d).toBigIntegerExact)
+    case _ => None
+  }
+
+  /** The literal's unscaled value at `scale`, when the literal is a number exact at that scale. */
+  private def unscaled(literalType: DataType, literal: Any, scale: Int): Option[BigInteger] = {
+    val exact: Option[JBigDecimal] = literalType match {
+      case _: DecimalType => Some(literal.asInstanceOf[Decimal].toJavaBigDecimal)
+      case ByteType | ShortType | IntegerType | LongType => integral(literalType, literal).map(new JBigDecimal(_))
+      case _ => None // a float is not an exact decimal literal
+    }
+    exact.flatMap { d =>
+      try Some(d.setScale(scale, java.math.RoundingMode.UNNECESSARY).unscaledValue())
+      catch { case _: ArithmeticException => None }
+    }
+  }
+
+  private def fitsSigned(v: BigInteger, bits: Int): Boolean = v.bitLength() <= bits - 1
+
+  /** Whether `v` is a value of an INT(bits, signed) column; unsigned values keep their bits. */
+  private def fitsInt(v: BigInteger, bits: Int, signed: Boolean): Boolean =
+    if (signed) fitsSigned(v, bits) else v.signum >= 0 && v.bitLength() <= bits
+}

@@ -1,0 +1,85 @@
+package sparkbloom.hashing
+
+import java.math.BigInteger
+
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.Platform
+import org.apache.spark.unsafe.types.UTF8String
+
+import sparkbloom.sbbf.XxHash64
+
+/**
+ * Hashes a non-null value of one column, read from a Catalyst row, exactly as parquet-java
+ * hashes the value that Spark's `ParquetWriteSupport` hands it for that column.
+ */
+trait RowValueHasher extends Serializable {
+  def hash(row: SpecializedGetters, ordinal: Int): Long
+}
+
+object RowValueHasher {
+
+  /**
+   * The hasher for a column of `dataType` written with Spark's settings
+   * `timestampOutput` (`spark.sql.parquet.outputTimestampType`) and `legacyFormat`
+   * (`spark.sql.parquet.writeLegacyFormat`); Left with the reason when the type cannot
+   * carry a filter.
+   */
+  def forType(dataType: DataType, timestampOutput: String, legacyFormat: Boolean): Either[String, RowValueHasher] =
+    FilterSupport.unsupportedReason(dataType, timestampOutput) match {
+      case Some(reason) => Left(reason)
+      case None => Right(build(dataType, timestampOutput, legacyFormat))
+    }
+
+  private def build(dataType: DataType, timestampOutput: String, legacyFormat: Boolean): RowValueHasher =
+    dataType match {
+      case ByteType => (row, i) => XxHash64.hashInt(row.getByte(i).toInt)
+      case ShortType => (row, i) => XxHash64.hashInt(row.getShort(i).toInt)
+      case IntegerType | DateType => (row, i) => XxHash64.hashInt(row.getInt(i))
+      case LongType | TimestampNTZType => (row, i) => XxHash64.hashLong(row.getLong(i))
+      case TimestampType if timestampOutput == "TIMESTAMP_MILLIS" =>
+        // Spark stores floor(micros / 1000), as DateTimeUtils.microsToMillis does.
+        (row, i) => XxHash64.hashLong(Math.floorDiv(row.getLong(i), 1000L))
+      case TimestampType => (row, i) => XxHash64.hashLong(row.getLong(i))
+      case FloatType => (row, i) => XxHash64.hashFloat(row.getFloat(i))
+      case DoubleType => (row, i) => XxHash64.hashDouble(row.getDouble(i))
+      case _: StringType => (row, i) => hashUtf8(row.getUTF8String(i))
+      case BinaryType => (row, i) => XxHash64.hashBytes(row.getBinary(i))
+      case d: DecimalType if !legacyFormat && d.precision <= Decimal.MAX_INT_DIGITS =>
+        (row, i) => XxHash64.hashInt(row.getDecimal(i, d.precision, d.scale).toUnscaledLong.toInt)
+      case d: DecimalType if !legacyFormat && d.precision <= Decimal.MAX_LONG_DIGITS =>
+        (row, i) => XxHash64.hashLong(row.getDecimal(i, d.precision, d.scale).toUnscaledLong)
+      case d: DecimalType =>
+        val width = Decimal.minBytesForPrecision(d.precision)
+        (row, i) => {
+          val unscaled = row.getDecimal(i, d.precision, d.scale).toJavaBigDecimal.unscaledValue()
+          XxHash64.hashBytes(DecimalBytes.fixedWidth(unscaled, width).getOrElse(
+            throw new IllegalStateException(s"decimal $unscaled does not fit $width bytes")))
+        }
+      case other => throw new IllegalArgumentException(s"no hasher for ${other.simpleString}")
+    }
+
+  /** XXH64 of a UTF8String's bytes without copying them when they live in a byte array. */
+  def hashUtf8(s: UTF8String): Long = s.getBaseObject match {
+    case bytes: Array[Byte] =>
+      XxHash64.hashBytes(bytes, (s.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, s.numBytes())
+    case _ => XxHash64.hashBytes(s.getBytes)
+  }
+}
+
+/** Decimal unscaled values in the big-endian two's-complement layout Parquet uses. */
+object DecimalBytes {
+
+  /** `unscaled` sign-extended to exactly `width` bytes, or None if it needs more. */
+  def fixedWidth(unscaled: BigInteger, width: Int): Option[Array[Byte]] = {
+    val minimal = unscaled.toByteArray
+    if (minimal.length > width) None
+    else {
+      val out = new Array[Byte](width)
+      val fill: Byte = if (unscaled.signum < 0) -1 else 0
+      java.util.Arrays.fill(out, 0, width - minimal.length, fill)
+      System.arraycopy(minimal, 0, out, width - minimal.length, minimal.length)
+      Some(out)
+    }
+  }
+}

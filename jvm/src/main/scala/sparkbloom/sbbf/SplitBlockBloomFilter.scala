@@ -1,0 +1,218 @@
+package sparkbloom.sbbf
+
+import java.io.OutputStream
+import java.nio.{ByteBuffer, ByteOrder}
+
+/**
+ * A Parquet split block Bloom filter: `numBlocks` blocks of eight 32-bit words.
+ *
+ * Bit-compatible with the Parquet spec and parquet-java's `BlockSplitBloomFilter`: the
+ * block is chosen by the high 32 bits of the hash, `((h >>> 32) * numBlocks) >>> 32`,
+ * and the low 32 bits set one bit in each of the block's words through eight odd salts.
+ * Any block count from 1 up to what the header's i32 `numBytes` can describe is allowed;
+ * parquet-java writes only powers of two, but reads (and so do all other readers) any
+ * multiple of 32 bytes.
+ *
+ * Not thread-safe for `insert`; `mightContain` may run from many threads once filled.
+ */
+final class SplitBlockBloomFilter private (private[sbbf] val words: Array[Int]) {
+  import SplitBlockBloomFilter._
+
+  val numBlocks: Int = words.length >>> 3
+
+  def numBytes: Int = words.length * 4
+
+  /** Adds the value whose XXH64 hash is `hash`. */
+  def insert(hash: Long): Unit = {
+    val base = blockIndex(hash, numBlocks) << 3
+    val key = hash.toInt
+    // Unrolled: the JIT keeps the eight salts in registers and the words in one cache line.
+    words(base) |= 1 << ((key * Salt0) >>> 27)
+    words(base + 1) |= 1 << ((key * Salt1) >>> 27)
+    words(base + 2) |= 1 << ((key * Salt2) >>> 27)
+    words(base + 3) |= 1 << ((key * Salt3) >>> 27)
+    words(base + 4) |= 1 << ((key * Salt4) >>> 27)
+    words(base + 5) |= 1 << ((key * Salt5) >>> 27)
+    words(base + 6) |= 1 << ((key * Salt6) >>> 27)
+    words(base + 7) |= 1 << ((key * Salt7) >>> 27)
+  }
+
+  /** False only when the value whose hash is `hash` was certainly never inserted. */
+  def mightContain(hash: Long): Boolean = {
+    val base = blockIndex(hash, numBlocks) << 3
+    val key = hash.toInt
+    // Branch-free: every word is tested, so a miss costs the same as a hit.
+    val missing =
+      (~words(base) & (1 << ((key * Salt0) >>> 27))) |
+        (~words(base + 1) & (1 << ((key * Salt1) >>> 27))) |
+        (~words(base + 2) & (1 << ((key * Salt2) >>> 27))) |
+        (~words(base + 3) & (1 << ((key * Salt3) >>> 27))) |
+        (~words(base + 4) & (1 << ((key * Salt4) >>> 27))) |
+        (~words(base + 5) & (1 << ((key * Salt5) >>> 27))) |
+        (~words(base + 6) & (1 << ((key * Salt6) >>> 27))) |
+        (~words(base + 7) & (1 << ((key * Salt7) >>> 27)))
+    missing == 0
+  }
+
+  /** Adds every value of `other`, a filter of the same size (for example another task's). */
+  def union(other: SplitBlockBloomFilter): Unit = {
+    require(other.numBlocks == numBlocks, s"cannot union $numBlocks blocks with ${other.numBlocks}")
+    var i = 0
+    while (i < words.length) { words(i) |= other.words(i); i += 1 }
+  }
+
+  /**
+   * This filter folded to `targetBlocks` blocks, which must divide `numBlocks`.
+   *
+   * Block `b` of `z` blocks lands in block `b / c` of `z / c` blocks, because
+   * `floor(floor(x * z / 2^32) / c) == floor(x * (z / c) / 2^32)`. So OR-ing each run of
+   * `c` consecutive blocks gives exactly the filter that inserting the same hashes into
+   * `z / c` blocks would give: folding loses nothing a smaller filter would have kept.
+   */
+  def foldTo(targetBlocks: Int): SplitBlockBloomFilter = {
+    require(targetBlocks >= 1 && numBlocks % targetBlocks == 0,
+      s"cannot fold $numBlocks blocks to $targetBlocks: it must divide the block count")
+    if (targetBlocks == numBlocks) return copy()
+    val factor = numBlocks / targetBlocks
+    val folded = new Array[Int](targetBlocks * WordsPerBlock)
+    var block = 0
+    while (block < numBlocks) {
+      val from = block << 3
+      val to = (block / factor) << 3
+      var w = 0
+      while (w < WordsPerBlock) { folded(to + w) |= words(from + w); w += 1 }
+      block += 1
+    }
+    new SplitBlockBloomFilter(folded)
+  }
+
+  /** Folds blocks `2j` and `2j+1` into block `j`; the block count must be even. */
+  def foldInHalf(): SplitBlockBloomFilter = {
+    require(numBlocks % 2 == 0, s"cannot fold an odd number of blocks ($numBlocks) in half")
+    foldTo(numBlocks / 2)
+  }
+
+  /**
+   * The smallest fold of this filter (over the divisors of its block count, at least
+   * `minBlocks`) whose false-positive probability, measured on its own bits, is at most
+   * `targetFpp`. Returns a copy of this filter when no fold meets the target.
+   */
+  def foldedToFpp(targetFpp: Double, minBlocks: Int = 1): SplitBlockBloomFilter = {
+    require(targetFpp > 0 && targetFpp < 1, s"fpp must be strictly between 0 and 1, got $targetFpp")
+    val candidates = divisors(numBlocks).filter(_ >= minBlocks)
+    // The fpp of a fold grows as the fold gets smaller; binary search over the sorted
+    // divisors for the smallest that still meets the target.
+    var lo = 0
+    var hi = candidates.length - 1 // numBlocks itself: the fallback
+    while (lo < hi) {
+      val mid = (lo + hi) >>> 1
+      if (FilterEstimates.foldedFpp(this, candidates(mid)) <= targetFpp) hi = mid else lo = mid + 1
+    }
+    foldTo(candidates(hi))
+  }
+
+  def copy(): SplitBlockBloomFilter = new SplitBlockBloomFilter(words.clone())
+
+  /** The on-disk bitset: the words in little-endian order, `numBytes` bytes. */
+  def toBitset: Array[Byte] = {
+    val buffer = ByteBuffer.allocate(numBytes).order(ByteOrder.LITTLE_ENDIAN)
+    buffer.asIntBuffer().put(words)
+    buffer.array()
+  }
+
+  /** Writes the header and the bitset: what a column chunk's `bloom_filter_offset` points to. */
+  def writeTo(out: OutputStream): Unit = {
+    out.write(BloomFilterHeaderCodec.encode(numBytes))
+    out.write(toBitset)
+  }
+
+  /** Header plus bitset length: the value of `bloom_filter_length`. */
+  def serializedLength: Int = BloomFilterHeaderCodec.encode(numBytes).length + numBytes
+
+  private[sbbf] def word(i: Int): Int = words(i)
+
+  override def equals(other: Any): Boolean = other match {
+    case that: SplitBlockBloomFilter => java.util.Arrays.equals(words, that.words)
+    case _ => false
+  }
+
+  override def hashCode(): Int = java.util.Arrays.hashCode(words)
+
+  override def toString: String = s"SplitBlockBloomFilter($numBlocks blocks, $numBytes bytes)"
+}
+
+object SplitBlockBloomFilter {
+  val BytesPerBlock: Int = 32
+  val WordsPerBlock: Int = 8
+
+  /** The spec's smallest filter: one block. */
+  val MinBytes: Int = BytesPerBlock
+
+  /** The largest bitset the header's i32 `numBytes` can describe, in whole blocks. */
+  val MaxBytes: Int = Int.MaxValue / BytesPerBlock * BytesPerBlock
+
+  /** parquet-java's default ceiling, and ours when nothing else is asked for. */
+  val DefaultMaxBytes: Int = 128 * 1024 * 1024
+
+  // The spec's eight odd salts, one per word.
+  private final val Salt0 = 0x47b6137b
+  private final val Salt1 = 0x44974d91
+  private final val Salt2 = 0x8824ad5b
+  private final val Salt3 = 0xa2b7289d
+  private final val Salt4 = 0x705495c7
+  private final val Salt5 = 0x2df1424b
+  private final val Salt6 = 0x9efc4947
+  private final val Salt7 = 0x5c6bfb31
+
+  /** The salts in word order, for code that needs them as data. */
+  def salts: IndexedSeq[Int] = IndexedSeq(Salt0, Salt1, Salt2, Salt3, Salt4, Salt5, Salt6, Salt7)
+
+  /** Block of `hash` among `numBlocks`: the spec's multiply-shift of the high 32 bits. */
+  @inline def blockIndex(hash: Long, numBlocks: Int): Int =
+    (((hash >>> 32) * numBlocks.toLong) >>> 32).toInt
+
+  /** The spec's `mask(x)`: one bit per word, chosen by the salted low 32 bits of the hash. */
+  def mask(hash: Long): Array[Int] = {
+    val key = hash.toInt
+    salts.map(salt => 1 << ((key * salt) >>> 27)).toArray
+  }
+
+  /** An empty filter of `numBlocks` blocks. */
+  def withBlocks(numBlocks: Int): SplitBlockBloomFilter = {
+    require(numBlocks >= 1 && numBlocks <= MaxBytes / BytesPerBlock,
+      s"block count must be between 1 and ${MaxBytes / BytesPerBlock}, got $numBlocks")
+    new SplitBlockBloomFilter(new Array[Int](numBlocks * WordsPerBlock))
+  }
+
+  /**
+   * An empty filter of the smallest whole number of blocks whose false-positive
+   * probability for `distinctValues` values meets `fpp` under the exact model (see
+   * [[FilterSizing]]), kept within `[minBytes, maxBytes]`.
+   */
+  def forDistinctValues(
+      distinctValues: Long,
+      fpp: Double,
+      minBytes: Int = MinBytes,
+      maxBytes: Int = DefaultMaxBytes): SplitBlockBloomFilter =
+    withBlocks(FilterSizing.optimalNumBytes(distinctValues, fpp, minBytes, maxBytes) / BytesPerBlock)
+
+  /**
+   * A filter over an on-disk bitset (little-endian words). The length must be a positive
+   * multiple of 32 bytes; anything else is not a filter this format can hold.
+   */
+  def fromBitset(bitset: Array[Byte]): SplitBlockBloomFilter = fromBitset(bitset, 0, bitset.length)
+
+  def fromBitset(bytes: Array[Byte], offset: Int, length: Int): SplitBlockBloomFilter = {
+    require(length >= BytesPerBlock && length % BytesPerBlock == 0,
+      s"a bitset must be a positive multiple of $BytesPerBlock bytes, got $length")
+    val words = new Array[Int](length / 4)
+    ByteBuffer.wrap(bytes, offset, length).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(words)
+    new SplitBlockBloomFilter(words)
+  }
+
+  /** The divisors of `n` in ascending order (the block counts `n` blocks can fold to). */
+  private[sbbf] def divisors(n: Int): IndexedSeq[Int] = {
+    val small = (1 to math.sqrt(n.toDouble).toInt).filter(n % _ == 0)
+    (small ++ small.map(n / _)).distinct.sorted
+  }
+}

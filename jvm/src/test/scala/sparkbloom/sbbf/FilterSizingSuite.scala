@@ -1,0 +1,71 @@
+package sparkbloom.sbbf
+
+import org.scalatest.funsuite.AnyFunSuite
+
+class FilterSizingSuite extends AnyFunSuite {
+
+  // The spec's table: bits per distinct value and the fpp they give.
+  private val specTable = Seq(6.0 -> 0.1, 10.5 -> 0.01, 16.9 -> 0.001, 26.4 -> 0.0001)
+
+  test("the exact model reproduces the spec's table") {
+    for ((bits, fpp) <- specTable) {
+      val n = 1000000L
+      val modelled = FilterSizing.falsePositiveProbability(n, math.round(n * bits / 256))
+      assert(math.abs(modelled - fpp) / fpp < 0.1, s"$bits bits/value: model says $modelled, table $fpp")
+    }
+  }
+
+  test("measured fpp on 1,000,000 absent keys is within 20 % of the spec's table") {
+    val rnd = new scala.util.Random(2024)
+    val n = 200000
+    val measured = for ((bits, fpp) <- specTable) yield {
+      val filter = SplitBlockBloomFilter.withBlocks(math.round(n * bits / 256).toInt)
+      (0 until n).foreach(_ => filter.insert(XxHash64.hashLong(rnd.nextLong())))
+      val absent = 1000000
+      val hits = (0 until absent).count(_ => filter.mightContain(XxHash64.hashLong(rnd.nextLong())))
+      val rate = hits.toDouble / absent
+      info(f"$bits%.1f bits/value: measured fpp $rate%.6f (table $fpp), from bits ${FilterEstimates.fpp(filter)}%.6f")
+      assert(math.abs(rate - fpp) / fpp < 0.2, s"$bits bits/value measured $rate vs $fpp")
+      rate
+    }
+    assert(measured.size == 4)
+  }
+
+  test("optimal size is the smallest block count meeting the target, not the closed formula") {
+    for (fpp <- Seq(0.1, 0.01, 0.001, 0.0001); n <- Seq(1L, 7L, 100L, 10000L, 1000000L)) {
+      val blocks = FilterSizing.optimalNumBlocks(n, fpp)
+      assert(FilterSizing.falsePositiveProbability(n, blocks) <= fpp)
+      if (blocks > 1) assert(FilterSizing.falsePositiveProbability(n, blocks - 1) > fpp)
+    }
+    // At 1 % the closed formula's 9.7 bits/value is not enough; the model asks ~10.5.
+    assert(math.abs(FilterSizing.bitsPerValue(0.01) - 10.5) < 0.15)
+    assert(math.abs(FilterSizing.bitsPerValue(0.001) - 16.9) < 0.2)
+  }
+
+  test("sizes are clamped to whole blocks within the bounds") {
+    assert(FilterSizing.optimalNumBytes(0, 0.01) == 32)
+    assert(FilterSizing.optimalNumBytes(100000000L, 0.01, maxBytes = 1 << 20) == (1 << 20))
+    assert(FilterSizing.optimalNumBytes(1000, 0.01, minBytes = 4096) == 4096)
+    assert(SplitBlockBloomFilter.forDistinctValues(1000, 0.01).numBytes % 32 == 0)
+    assertThrows[IllegalArgumentException](FilterSizing.optimalNumBlocks(10, 0.0))
+    assertThrows[IllegalArgumentException](FilterSizing.optimalNumBlocks(10, 1.0))
+    assertThrows[IllegalArgumentException](FilterSizing.optimalNumBlocks(10, Double.NaN))
+  }
+
+  test("estimates from the bits: distinct count and fpp") {
+    val rnd = new scala.util.Random(5)
+    for (n <- Seq(100, 5000, 50000)) {
+      val filter = SplitBlockBloomFilter.forDistinctValues(n, 0.01)
+      val hashes = Seq.fill(n)(rnd.nextLong())
+      hashes.foreach(filter.insert)
+      val estimate = FilterEstimates.distinctValues(filter)
+      assert(math.abs(estimate - n) / n < 0.1, s"n=$n estimated $estimate")
+      val absent = 200000
+      val measured = (0 until absent).count(_ => filter.mightContain(rnd.nextLong())).toDouble / absent
+      val fromBits = FilterEstimates.fpp(filter)
+      assert(math.abs(measured - fromBits) < 0.25 * fromBits + 0.0005, s"n=$n measured $measured, bits say $fromBits")
+    }
+    assert(FilterEstimates.distinctValues(SplitBlockBloomFilter.withBlocks(10)) == 0.0)
+    assert(FilterEstimates.fpp(SplitBlockBloomFilter.withBlocks(10)) == 0.0)
+  }
+}
