@@ -2,6 +2,8 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
+import sparkbloom.catalyst.BloomWriteRule
+
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.
  *
@@ -9,5 +11,7 @@ import org.apache.spark.sql.SparkSessionExtensions
  * alone changes nothing and naming this class is the single switch.
  */
 class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
-  override def apply(extensions: SparkSessionExtensions): Unit = ()
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    extensions.injectPostHocResolutionRule(BloomWriteRule)
+  }
 }

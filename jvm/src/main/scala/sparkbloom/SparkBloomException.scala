@@ -1,0 +1,7 @@
+package sparkbloom
+
+/**
+ * A request sparkbloom refuses (a bad option, a column that cannot carry a filter).
+ * An IllegalArgumentException, so PySpark raises it as its IllegalArgumentException.
+ */
+class SparkBloomException(message: String) extends IllegalArgumentException(s"[sparkbloom] $message")

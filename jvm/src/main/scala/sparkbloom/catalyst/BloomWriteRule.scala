@@ -1,0 +1,64 @@
+package sparkbloom.catalyst
+
+import java.util.Locale
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.execution.command.{CreateDataSourceTableAsSelectCommand, CreateDataSourceTableCommand}
+import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.types.StructType
+
+import sparkbloom.hashing.FilterSupport
+import sparkbloom.write.{BloomParquetFileFormat, BloomWriteOptions}
+
+/**
+ * Turns `bloom_filter_*` options into filters in the written files.
+ *
+ * Every V1 Parquet write (path writes, `saveAsTable`, `insertInto`, `INSERT`, CTAS) ends
+ * as an `InsertIntoHadoopFsRelationCommand` that this rule sees while it is analyzed,
+ * before anything runs; the options come from the writer, then the table's OPTIONS,
+ * then its TBLPROPERTIES. Table creation is checked too, so that a bad option fails the
+ * `CREATE TABLE` rather than the first `INSERT`.
+ */
+final case class BloomWriteRule(session: SparkSession) extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.transformDown {
+    case cmd: InsertIntoHadoopFsRelationCommand
+        if cmd.fileFormat.isInstanceOf[ParquetFileFormat] && !cmd.fileFormat.isInstanceOf[BloomParquetFileFormat] =>
+      val options = tableOptions(cmd.catalogTable) ++ cmd.options
+      val partitions = cmd.partitionColumns.map(_.name)
+      specFor(options, cmd.query.schema, partitions) match {
+        case Some(spec) => cmd.copy(fileFormat = new BloomParquetFileFormat(spec))
+        case None => cmd
+      }
+    case ctas: CreateDataSourceTableAsSelectCommand if isParquet(ctas.table) =>
+      specFor(tableOptions(Some(ctas.table)), ctas.query.schema, ctas.table.partitionColumnNames)
+      ctas
+    case create: CreateDataSourceTableCommand if isParquet(create.table) && create.table.schema.nonEmpty =>
+      specFor(tableOptions(Some(create.table)), create.table.schema, create.table.partitionColumnNames)
+      create
+  }
+
+  private def isParquet(table: CatalogTable): Boolean =
+    table.provider.exists(p => p.toLowerCase(Locale.ROOT) == "parquet" || p == classOf[ParquetFileFormat].getName)
+
+  /** TBLPROPERTIES, overridden by OPTIONS (both case-insensitive in name). */
+  private def tableOptions(table: Option[CatalogTable]): Map[String, String] =
+    table.map(t => t.properties ++ t.storage.properties).getOrElse(Map.empty)
+
+  private def specFor(options: Map[String, String], schema: StructType, partitions: Seq[String]) =
+    if (!BloomWriteOptions.mentioned(options)) None
+    else {
+      val conf = session.sessionState.conf
+      val dataSchema = StructType(schema.filterNot(f => partitions.exists(conf.resolver(_, f.name))))
+      // INT96 is switched to TIMESTAMP_MICROS for writes that filter a timestamp column.
+      val output = FilterSupport.outputTimestampType(conf) match {
+        case "INT96" => "TIMESTAMP_MICROS"
+        case other => other
+      }
+      BloomWriteOptions.resolve(options, dataSchema, partitions, conf, output)
+    }
+}

@@ -1,0 +1,45 @@
+package sparkbloom.write
+
+import org.apache.hadoop.mapreduce.{Job, TaskAttemptContext}
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.StructType
+
+/**
+ * Spark's Parquet format for one write that carries sparkbloom filters. Reading is
+ * untouched (it is the parent's); writing differs only in the output writer.
+ */
+final class BloomParquetFileFormat(val spec: BloomWriteSpec) extends ParquetFileFormat {
+
+  override def prepareWrite(
+      sparkSession: SparkSession,
+      job: Job,
+      options: Map[String, String],
+      dataSchema: StructType): OutputWriterFactory = {
+    val parent = super.prepareWrite(sparkSession, job, options, dataSchema)
+    val conf = job.getConfiguration
+    conf.set(BloomWriteSpec.ConfKey, spec.encode)
+    // INT96 cannot carry a filter; a filtered timestamp column makes this write use
+    // TIMESTAMP_MICROS, which every reader (Spark included) reads as the same instant.
+    if (BloomWriteOptions.needsMicros(spec, dataSchema) &&
+        conf.get(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "INT96").equalsIgnoreCase("INT96")) {
+      conf.set(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "TIMESTAMP_MICROS")
+    }
+    new OutputWriterFactory {
+      override def getFileExtension(context: TaskAttemptContext): String = parent.getFileExtension(context)
+      override def newInstance(path: String, dataSchema: StructType, context: TaskAttemptContext): OutputWriter =
+        new BloomParquetOutputWriter(path, context)
+    }
+  }
+
+  override def toString: String = "Parquet with sparkbloom filters"
+
+  override def equals(other: Any): Boolean = other match {
+    case that: BloomParquetFileFormat => that.spec == spec
+    case _ => false
+  }
+
+  override def hashCode(): Int = spec.hashCode()
+}

@@ -1,0 +1,170 @@
+package sparkbloom.write
+
+import java.util.Locale
+
+import scala.util.Try
+
+import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types._
+
+import sparkbloom.{SparkBloomConf, SparkBloomException}
+import sparkbloom.hashing.FilterSupport
+import sparkbloom.sbbf.SplitBlockBloomFilter
+
+/**
+ * The write options users set, checked against the data being written and turned into a
+ * [[BloomWriteSpec]]. Every mistake is a [[SparkBloomException]] naming the option, the
+ * column and the rule, raised while the write is planned, before any file exists.
+ *
+ * Option names are case-insensitive; column names follow `spark.sql.caseSensitive` and
+ * are kept in the schema's real case; nested struct fields are named by dotted path
+ * (backticks quote a name that contains a dot).
+ */
+object BloomWriteOptions {
+  val Columns = "bloom_filter_columns"
+  val Fpp = "bloom_filter_fpp"
+  val Ndv = "bloom_filter_ndv"
+  val MaxBytes = "bloom_filter_max_bytes"
+
+  private val known = Set(Columns, Fpp, MaxBytes)
+
+  /** True when the options ask for any sparkbloom behaviour (so they must be checked). */
+  def mentioned(options: Map[String, String]): Boolean =
+    options.keys.exists(k => isOurs(k.toLowerCase(Locale.ROOT)))
+
+  private def isOurs(key: String): Boolean =
+    known(key) || key.startsWith(Fpp + ".") || key.startsWith(Ndv + ".") || key.startsWith("bloom_filter_")
+
+  /**
+   * The spec for writing `schema` (the data columns, partition columns excluded) with
+   * `options`, or None when no column is named.
+   *
+   * @param timestampOutput the `spark.sql.parquet.outputTimestampType` the write will use
+   *                        (sparkbloom switches INT96 to TIMESTAMP_MICROS when a filtered
+   *                        column is a timestamp, so pass that effective value)
+   */
+  def resolve(
+      options: Map[String, String],
+      schema: StructType,
+      partitionColumns: Seq[String],
+      conf: SQLConf,
+      timestampOutput: String): Option[BloomWriteSpec] = {
+    val byKey = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> (k, v) }
+    val unknown = byKey.keys.filter(k => k.startsWith("bloom_filter_") && !known(k) &&
+      !k.startsWith(Fpp + ".") && !k.startsWith(Ndv + "."))
+    unknown.headOption.foreach { k =>
+      fail(s"unknown option '${byKey(k)._1}'; the options are $Columns, $Fpp, $Fpp.<column>, $Ndv.<column>, $MaxBytes")
+    }
+    val names = byKey.get(Columns).map(_._2).map(parseColumnList).getOrElse(Nil)
+    val perColumnKeys = byKey.keys.filter(k => k.startsWith(Fpp + ".") || k.startsWith(Ndv + "."))
+    if (names.isEmpty) {
+      if (perColumnKeys.nonEmpty || byKey.contains(Fpp) || byKey.contains(MaxBytes)) {
+        fail(s"bloom filter options are set but '$Columns' names no column")
+      }
+      return None
+    }
+    val resolver = conf.resolver
+    val defaultFpp = parseFpp(byKey.get(Fpp).map(_._2).getOrElse(SparkBloomConf.writeFpp(conf)),
+      if (byKey.contains(Fpp)) Fpp else SparkBloomConf.WriteFpp)
+    val maxBytes = parseMaxBytes(byKey.get(MaxBytes).map(_._2).getOrElse(SparkBloomConf.writeMaxBytes(conf)),
+      if (byKey.contains(MaxBytes)) MaxBytes else SparkBloomConf.WriteMaxBytes)
+
+    val columns = names.map { name =>
+      val path = resolvePath(name, schema, partitionColumns, conf)
+      FilterSupport.unsupportedReason(leafType(schema, path), timestampOutput).foreach { reason =>
+        fail(s"column '$name' cannot have a Bloom filter: $reason")
+      }
+      (name, path)
+    }
+    columns.groupBy(_._2).collectFirst { case (path, dupes) if dupes.size > 1 =>
+      fail(s"column '${path.mkString(".")}' is named more than once in $Columns")
+    }
+
+    def perColumn(prefix: String): Map[Seq[String], (String, String)] = perColumnKeys.filter(_.startsWith(prefix + "."))
+      .map { k =>
+        val (originalKey, value) = byKey(k)
+        val name = originalKey.substring(prefix.length + 1)
+        val path = Try(resolvePath(name, schema, partitionColumns, conf)).toOption
+          .filter(p => columns.exists(_._2 == p))
+          .getOrElse(fail(s"option '$originalKey' names a column that is not in $Columns"))
+        path -> (originalKey, value)
+      }.toMap
+
+    val fpps = perColumn(Fpp).map { case (path, (key, value)) => path -> parseFpp(value, key) }
+    val ndvs = perColumn(Ndv).map { case (path, (key, value)) => path -> parseNdv(value, key) }
+    Some(BloomWriteSpec(columns.map { case (_, path) =>
+      BloomColumn(path, fpps.getOrElse(path, defaultFpp), ndvs.get(path))
+    }, maxBytes))
+  }
+
+  private def fail(message: String): Nothing = throw new SparkBloomException(message)
+
+  private def parseColumnList(value: String): Seq[String] = {
+    val names = splitOutsideBackticks(value).map(_.trim)
+    if (names.exists(_.isEmpty) && value.trim.nonEmpty) fail(s"'$Columns' has an empty column name: '$value'")
+    names.filter(_.nonEmpty)
+  }
+
+  /** Splits on commas that are not inside backticks. */
+  private def splitOutsideBackticks(value: String): Seq[String] = {
+    val parts = Seq.newBuilder[String]
+    val current = new StringBuilder
+    var quoted = false
+    value.foreach {
+      case '`' => quoted = !quoted; current += '`'
+      case ',' if !quoted => parts += current.toString; current.clear()
+      case c => current += c
+    }
+    parts += current.toString
+    parts.result()
+  }
+
+  private def parseFpp(value: String, key: String): Double =
+    Try(value.trim.toDouble).toOption.filter(p => p > 0 && p < 1).getOrElse(
+      fail(s"option '$key' must be a number strictly between 0 and 1 (a false-positive probability), got '$value'"))
+
+  private def parseNdv(value: String, key: String): Long =
+    Try(value.trim.toLong).toOption.filter(_ > 0).getOrElse(
+      fail(s"option '$key' must be a positive whole number of distinct values per row group, got '$value'"))
+
+  private def parseMaxBytes(value: String, key: String): Int =
+    Try(value.trim.toLong).toOption
+      .filter(b => b >= SplitBlockBloomFilter.MinBytes && b <= SplitBlockBloomFilter.MaxBytes)
+      .map(_.toInt)
+      .getOrElse(fail(s"option '$key' must be a whole number of bytes between ${SplitBlockBloomFilter.MinBytes} " +
+        s"and ${SplitBlockBloomFilter.MaxBytes}, got '$value'"))
+
+  /** The real-case field names of `name` in `schema`, following struct fields. */
+  private def resolvePath(name: String, schema: StructType, partitionColumns: Seq[String], conf: SQLConf): Seq[String] = {
+    val parts = Try(UnresolvedAttribute.parseAttributeName(name)).getOrElse(
+      fail(s"'$name' in $Columns is not a valid column name"))
+    if (parts.size == 1 && partitionColumns.exists(conf.resolver(_, parts.head))) {
+      fail(s"column '$name' is a partition column: its value is in the directory name, not in the files")
+    }
+    var current: DataType = schema
+    parts.zipWithIndex.map { case (part, i) =>
+      current match {
+        case struct: StructType =>
+          val matches = struct.fields.filter(f => conf.resolver(f.name, part))
+          if (matches.isEmpty) {
+            val where = if (i == 0) "the data being written" else s"struct '${parts.take(i).mkString(".")}'"
+            fail(s"column '$name' in $Columns does not exist in $where; columns: ${struct.fieldNames.mkString(", ")}")
+          }
+          if (matches.length > 1) fail(s"column '$name' in $Columns is ambiguous: ${matches.map(_.name).mkString(", ")}")
+          current = matches.head.dataType
+          matches.head.name
+        case other =>
+          fail(s"column '$name' cannot have a Bloom filter: '${parts.take(i).mkString(".")}' is " +
+            s"${other.simpleString}, and only struct fields can be named by path")
+      }
+    }.toSeq
+  }
+
+  private def leafType(schema: StructType, path: Seq[String]): DataType =
+    path.foldLeft(schema: DataType) { case (struct: StructType, name) => struct(name).dataType; case (t, _) => t }
+
+  /** Whether a filtered column needs TIMESTAMP_MICROS instead of Spark's INT96 default. */
+  def needsMicros(spec: BloomWriteSpec, schema: StructType): Boolean =
+    spec.columns.exists(c => leafType(schema, c.path) == TimestampType)
+}

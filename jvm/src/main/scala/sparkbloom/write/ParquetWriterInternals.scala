@@ -1,0 +1,47 @@
+package sparkbloom.write
+
+import java.util.{List => JList, Map => JMap}
+
+import org.apache.hadoop.mapreduce.RecordWriter
+import org.apache.parquet.column.values.bloomfilter.BloomFilter
+import org.apache.parquet.hadoop.{ParquetFileWriter, ParquetRecordWriter}
+
+/**
+ * The one place sparkbloom reaches inside parquet-java's writer.
+ *
+ * parquet-java sizes a column's filter before it has seen a value (from an NDV guess, or
+ * at the maximum), and offers no public hook to hand it a filter sized afterwards. Its
+ * `ParquetFileWriter` does keep, per finished row group, a map from column path to the
+ * filter it will serialize (with `bloom_filter_length`, and encrypted with the column key
+ * when the column is encrypted) when the file is closed; sparkbloom puts its right-sized
+ * filter into that map after the row group ends and before the file is closed. Everything
+ * else in the file stays parquet-java's. Field names are those of parquet-java 1.13 to
+ * 1.17; if they change, writes with `bloom_filter_columns` fail loudly here rather than
+ * write a file without the filters asked for.
+ */
+private[write] object ParquetWriterInternals {
+
+  private def field(owner: Class[_], name: String) = {
+    val f = owner.getDeclaredField(name)
+    f.setAccessible(true)
+    f
+  }
+
+  private lazy val internalWriterField = field(classOf[ParquetRecordWriter[_]], "internalWriter")
+  private lazy val fileWriterField =
+    field(Class.forName("org.apache.parquet.hadoop.InternalParquetRecordWriter"), "parquetFileWriter")
+  private lazy val bloomFiltersField = field(classOf[ParquetFileWriter], "bloomFilters")
+
+  /** The row-group filter maps of the file that `recordWriter` writes, one per finished row group. */
+  def rowGroupFilters(recordWriter: RecordWriter[_, _]): JList[JMap[String, BloomFilter]] =
+    try {
+      val internal = internalWriterField.get(recordWriter)
+      val fileWriter = fileWriterField.get(internal)
+      bloomFiltersField.get(fileWriter).asInstanceOf[JList[JMap[String, BloomFilter]]]
+    } catch {
+      case e: ReflectiveOperationException =>
+        throw new IllegalStateException(
+          "sparkbloom cannot attach Bloom filters with this parquet-java version " +
+            s"(${classOf[ParquetFileWriter].getPackage.getImplementationVersion}): ${e.getMessage}", e)
+    }
+}
