@@ -25,7 +25,10 @@ import sparkbloom.write.{BloomParquetFileFormat, BloomWriteOptions}
  */
 final case class BloomWriteRule(session: SparkSession) extends Rule[LogicalPlan] {
 
-  override def apply(plan: LogicalPlan): LogicalPlan = plan.transformDown {
+  // Matched at the root, where Spark puts write commands, and not with transform: Spark's
+  // ParquetFileFormat equals any ParquetFileFormat, so transform would see the rewritten
+  // command as unchanged and keep the original.
+  override def apply(plan: LogicalPlan): LogicalPlan = plan match {
     case cmd: InsertIntoHadoopFsRelationCommand
         if cmd.fileFormat.isInstanceOf[ParquetFileFormat] && !cmd.fileFormat.isInstanceOf[BloomParquetFileFormat] =>
       val options = tableOptions(cmd.catalogTable) ++ cmd.options
@@ -40,6 +43,7 @@ final case class BloomWriteRule(session: SparkSession) extends Rule[LogicalPlan]
     case create: CreateDataSourceTableCommand if isParquet(create.table) && create.table.schema.nonEmpty =>
       specFor(tableOptions(Some(create.table)), create.table.schema, create.table.partitionColumnNames)
       create
+    case other => other
   }
 
   private def isParquet(table: CatalogTable): Boolean =

@@ -1,0 +1,103 @@
+package sparkbloom.write
+
+import java.io.File
+import java.nio.file.Files
+
+import org.apache.parquet.io.api.Binary
+import org.apache.spark.sql.functions._
+import org.scalatest.funsuite.AnyFunSuite
+
+import sparkbloom.{ParquetFiles, SparkBloomException, SparkSessionSuite}
+import sparkbloom.sbbf.{FilterSizing, XxHash64}
+
+class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
+
+  private def tempPath(): String = {
+    val dir = Files.createTempDirectory("sparkbloom-write").toFile
+    dir.delete()
+    dir.getPath
+  }
+
+  private def filteredChunks(path: String, column: String): Seq[ParquetFiles.Chunk] =
+    ParquetFiles.dataFiles(path).flatMap(ParquetFiles.chunks).filter(_.path == column)
+
+  test("a path write with bloom_filter_columns puts a filter in every row group") {
+    val path = tempPath()
+    spark.range(0, 100000, 1, 2)
+      .select(col("id"), sha2(col("id").cast("string"), 256).as("s"), (col("id") % 3).as("small"))
+      .write.option("bloom_filter_columns", "id,S").option("parquet.block.size", 256 * 1024).parquet(path)
+    for (column <- Seq("id", "s")) {
+      val chunks = filteredChunks(path, column)
+      assert(chunks.size > 2, s"$column: expected several row groups")
+      chunks.foreach { c =>
+        assert(c.filter.isDefined, s"$column row group ${c.rowGroup} has no filter")
+        assert(c.meta.getBloomFilterLength > 0, "bloom_filter_length must be written")
+      }
+    }
+    assert(filteredChunks(path, "small").forall(_.filter.isEmpty))
+    // every value is found by its row group's filter
+    val idFilters = filteredChunks(path, "id").flatMap(_.filter)
+    (0L until 100000L by 7).foreach { v =>
+      assert(idFilters.exists(f => f.findHash(XxHash64.hashLong(v))), s"id $v")
+    }
+    val absent = (1000000L until 1010000L).count(v => idFilters.exists(_.findHash(XxHash64.hashLong(v))))
+    assert(absent < 10000 * 0.01 * idFilters.size * 1.5)
+    assert(spark.read.parquet(path).count() == 100000)
+  }
+
+  test("filters are right-sized to each chunk's distinct count") {
+    for (n <- Seq(100, 10000)) {
+      val path = tempPath()
+      spark.range(0, n, 1, 1).write.option("bloom_filter_columns", "id").parquet(path)
+      val chunk = filteredChunks(path, "id").head
+      val bytes = chunk.filter.get.getBitsetSize
+      val optimal = FilterSizing.optimalNumBytes(n, 0.01)
+      assert(bytes >= optimal && bytes <= 2 * optimal, s"n=$n: $bytes bytes, optimal $optimal")
+      info(s"$n distinct values: $bytes bytes, optimal $optimal (${bytes.toDouble / optimal}x)")
+    }
+  }
+
+  test("bad options fail before anything is written") {
+    val df = spark.range(10).select(col("id"), lit(true).as("flag"), array(lit(1)).as("arr"),
+      struct(col("id").as("x")).as("st"))
+    val cases = Seq(
+      Map("bloom_filter_columns" -> "nope") -> "does not exist",
+      Map("bloom_filter_columns" -> "flag") -> "boolean",
+      Map("bloom_filter_columns" -> "arr") -> "array",
+      Map("bloom_filter_columns" -> "st") -> "struct",
+      Map("bloom_filter_columns" -> "id", "bloom_filter_fpp" -> "1.5") -> "strictly between 0 and 1",
+      Map("bloom_filter_columns" -> "id", "bloom_filter_fpp" -> "abc") -> "strictly between 0 and 1",
+      Map("bloom_filter_columns" -> "id", "bloom_filter_fpp.id" -> "0") -> "strictly between 0 and 1",
+      Map("bloom_filter_columns" -> "id", "bloom_filter_ndv.id" -> "-3") -> "positive whole number",
+      Map("bloom_filter_columns" -> "id", "bloom_filter_ndv.id" -> "many") -> "positive whole number",
+      Map("bloom_filter_columns" -> "id", "bloom_filter_max_bytes" -> "-1") -> "whole number of bytes",
+      Map("bloom_filter_columns" -> "id", "bloom_filter_fpp.other" -> "0.1") -> "not in bloom_filter_columns"
+    )
+    for ((options, message) <- cases) {
+      val path = tempPath()
+      val error = intercept[SparkBloomException](df.write.options(options).parquet(path))
+      assert(error.getMessage.contains(message), s"$options: ${error.getMessage}")
+      assert(!new File(path).exists(), s"$options: output directory was created")
+    }
+    // existing data stays as it was
+    val path = tempPath()
+    df.select("id").write.parquet(path)
+    val before = ParquetFiles.dataFiles(path).map(_.getName)
+    intercept[SparkBloomException](df.select("id").write.mode("overwrite").option("bloom_filter_columns", "x").parquet(path))
+    assert(ParquetFiles.dataFiles(path).map(_.getName) == before)
+  }
+
+  test("strings, nested fields and timestamps (INT96 switched to micros)") {
+    val path = tempPath()
+    spark.range(0, 500, 1, 1)
+      .select(col("id"), struct(concat(lit("user-"), col("id")).as("email")).as("contact"),
+        timestamp_seconds(col("id") * 1000).as("ts"))
+      .write.option("bloom_filter_columns", "contact.email,ts").parquet(path)
+    val email = filteredChunks(path, "contact.email").head.filter.get
+    (0 until 500).foreach(i => assert(email.findHash(email.hash(Binary.fromString(s"user-$i")))))
+    val ts = filteredChunks(path, "ts").head
+    assert(ts.meta.getPrimitiveType.getPrimitiveTypeName.name == "INT64")
+    (0 until 500).foreach(i => assert(ts.filter.get.findHash(XxHash64.hashLong(i * 1000L * 1000000L))))
+    assert(spark.read.parquet(path).where("ts = timestamp_seconds(3000)").count() == 1)
+  }
+}
