@@ -1,0 +1,107 @@
+"""Files sparkbloom writes are read by DuckDB, DataFusion and pyarrow, and their filters
+agree with DuckDB's own Bloom filter probe."""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+import datafusion
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+from pyspark.sql import SparkSession, functions as F
+
+ROWS = 20_000
+
+
+@pytest.fixture(scope="module")
+def written(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("interop") / "t"
+    (
+        spark.range(0, ROWS, 1, 2)
+        .select(
+            F.col("id").alias("user_id"),
+            F.concat(F.lit("user-"), F.col("id")).alias("email"),
+            F.col("id").cast("int").alias("small_id"),
+            (F.col("id") / 7).cast("double").alias("score"),
+            F.col("id").cast("decimal(12,2)").alias("amount"),
+        )
+        .write.option("bloom_filter_columns", "user_id,email,small_id,score,amount")
+        .option("parquet.block.size", 64 * 1024)
+        .parquet(str(path))
+    )
+    return path
+
+
+def files(path: Path) -> list[str]:
+    found = sorted(glob.glob(str(path / "*.parquet")))
+    assert found
+    return found
+
+
+def duckdb_excluded(file: str, column: str, value: object) -> list[bool]:
+    rows = duckdb.execute(
+        "SELECT row_group_id, bloom_filter_excludes FROM parquet_bloom_probe(?, ?, ?) ORDER BY row_group_id",
+        [file, column, value],
+    ).fetchall()
+    return [bool(excluded) for _, excluded in rows]
+
+
+def test_every_row_group_has_filters_duckdb_can_use(written: Path) -> None:
+    for file in files(written):
+        metadata = pq.ParquetFile(file).metadata
+        assert metadata.num_row_groups >= 1
+        for rg in range(metadata.num_row_groups):
+            row_group = metadata.row_group(rg)
+            for i in range(row_group.num_columns):
+                column = row_group.column(i)
+                assert column.path_in_schema in {"user_id", "email", "small_id", "score", "amount"}
+
+
+@pytest.mark.parametrize(
+    "column,present,absent",
+    [
+        ("user_id", [0, 1234, ROWS - 1], [ROWS + i for i in range(200)]),
+        ("email", ["user-0", "user-4321"], [f"nobody-{i}" for i in range(200)]),
+        ("small_id", [5, 999], [-(i + 1) for i in range(200)]),
+    ],
+)
+def test_duckdb_probe_agrees(written: Path, column: str, present: list[object], absent: list[object]) -> None:
+    excluded_absent = 0
+    probes_absent = 0
+    for file in files(written):
+        parquet_file = pq.ParquetFile(file)
+        groups = [set(parquet_file.read_row_group(rg, columns=[column]).column(0).to_pylist())
+                  for rg in range(parquet_file.metadata.num_row_groups)]
+        for value in present:
+            excluded = duckdb_excluded(file, column, value)
+            assert len(excluded) == len(groups)
+            for rg, values in enumerate(groups):
+                if value in values:
+                    assert not excluded[rg], f"{column}={value!r} excluded from row group {rg} that holds it"
+        for value in absent:
+            excluded = duckdb_excluded(file, column, value)
+            excluded_absent += sum(excluded)
+            probes_absent += len(excluded)
+    assert probes_absent > 0
+    assert excluded_absent / probes_absent > 0.9
+
+
+def test_pyarrow_and_datafusion_read_the_files(written: Path) -> None:
+    table = pq.read_table(str(written))
+    assert table.num_rows == ROWS
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("t", str(written))
+    batches = ctx.sql("SELECT count(*) AS n, sum(user_id) AS s FROM t WHERE email = 'user-77'").collect()
+    assert batches[0].column(0)[0].as_py() == 1
+    assert batches[0].column(1)[0].as_py() == 77
+    total = ctx.sql("SELECT count(*) FROM t").collect()[0].column(0)[0].as_py()
+    assert total == ROWS
+
+
+def test_bad_option_raises_before_writing(spark: SparkSession, tmp_path: Path) -> None:
+    target = tmp_path / "never"
+    with pytest.raises(Exception, match="does not exist"):
+        spark.range(3).write.option("bloom_filter_columns", "nope").parquet(str(target))
+    assert not target.exists()
