@@ -1,10 +1,25 @@
 package sparkbloom
 
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.SparkSession
+
+import sparkbloom.read.PruningStats
+
 /** Facts about the JVM side that the Python package asks for through Py4J. */
 object SparkBloom {
 
   /** The version of this jar; Python's `sparkbloom.version()` returns it. */
   def version: String = BuildVersion.value
+
+  /**
+   * What sparkbloom decided for the last Parquet scan `session` planned, keyed as
+   * `sparkbloom.last_pruning(spark)` returns it; empty before the first scan.
+   */
+  def lastPruning(session: SparkSession): java.util.Map[String, java.lang.Long] = {
+    val stats = PruningStats.last(session).map(_.toMap).getOrElse(Map.empty)
+    stats.map { case (k, v) => k -> java.lang.Long.valueOf(v) }.asJava
+  }
 
   /** The extension class name, for `spark.sql.extensions`. */
   val ExtensionClass: String = classOf[SparkBloomExtensions].getName

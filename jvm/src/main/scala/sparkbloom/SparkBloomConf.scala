@@ -17,6 +17,34 @@ object SparkBloomConf {
   val WriteMaxBytes = "spark.sparkbloom.write.maxBytes"
   val DefaultWriteMaxBytes: Int = 1024 * 1024
 
+  /** Master switch for pruning. */
+  val Enabled = "spark.sparkbloom.enabled"
+
+  /** Skip whole files on the driver. */
+  val PruneFiles = "spark.sparkbloom.pruning.files"
+
+  /** Skip row groups inside the files that are read. */
+  val PruneRowGroups = "spark.sparkbloom.pruning.rowGroups"
+
+  /** Bytes of footers and filters the driver keeps across queries. */
+  val CacheMaxBytes = "spark.sparkbloom.cache.maxBytes"
+  val DefaultCacheMaxBytes: Long = 256L * 1024 * 1024
+
+  /** Threads reading footers and filters on the driver. */
+  val Parallelism = "spark.sparkbloom.pruning.parallelism"
+  val DefaultParallelism: Int = 16
+
+  def enabled(conf: SQLConf): Boolean = conf.getConfString(Enabled, "true").trim.toBoolean
+
+  def pruneFiles(conf: SQLConf): Boolean = conf.getConfString(PruneFiles, "true").trim.toBoolean
+
+  def pruneRowGroups(conf: SQLConf): Boolean = conf.getConfString(PruneRowGroups, "true").trim.toBoolean
+
+  def cacheMaxBytes(conf: SQLConf): Long = conf.getConfString(CacheMaxBytes, DefaultCacheMaxBytes.toString).trim.toLong
+
+  def parallelism(conf: SQLConf): Int =
+    math.max(1, conf.getConfString(Parallelism, DefaultParallelism.toString).trim.toInt)
+
   def writeFpp(conf: SQLConf): String = conf.getConfString(WriteFpp, DefaultWriteFpp.toString)
 
   def writeMaxBytes(conf: SQLConf): String = conf.getConfString(WriteMaxBytes, DefaultWriteMaxBytes.toString)

@@ -2,7 +2,7 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.BloomWriteRule
+import sparkbloom.catalyst.{BloomPruningRule, BloomWriteRule}
 
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.
@@ -13,5 +13,6 @@ import sparkbloom.catalyst.BloomWriteRule
 class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectPostHocResolutionRule(BloomWriteRule)
+    extensions.injectPreCBORule(BloomPruningRule)
   }
 }

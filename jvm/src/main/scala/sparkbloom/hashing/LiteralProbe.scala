@@ -3,6 +3,7 @@ package sparkbloom.hashing
 import java.math.{BigDecimal => JBigDecimal, BigInteger}
 
 import org.apache.parquet.schema.LogicalTypeAnnotation._
+import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.{LogicalTypeAnnotation, PrimitiveType}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
 import org.apache.spark.sql.types._
@@ -28,8 +29,21 @@ import sparkbloom.sbbf.XxHash64
 object LiteralProbe {
   import ProbeHashes._
 
+  private type Stored = Option[Seq[Any]]
+
   def hashes(column: PrimitiveType, literalType: DataType, literal: Any): ProbeHashes =
-    if (literal == null) Undecidable
+    storedValues(column, literalType, literal) match {
+      case Some(values) => AnyOf(values.map(hashStored))
+      case None => Undecidable
+    }
+
+  /**
+   * The literal as the column stores it, in parquet-java's value classes (Integer, Long,
+   * Float, Double, Binary), so it can be hashed or compared with the column's statistics;
+   * None when undecidable. More than one value only for a floating-point zero.
+   */
+  def storedValues(column: PrimitiveType, literalType: DataType, literal: Any): Option[Seq[Any]] =
+    if (literal == null) None
     else {
       val annotation = column.getLogicalTypeAnnotation
       column.getPrimitiveTypeName match {
@@ -39,43 +53,53 @@ object LiteralProbe {
         case DOUBLE => floating(literalType, literal, asFloat = false)
         case BINARY => byteArray(annotation, literalType, literal)
         case FIXED_LEN_BYTE_ARRAY => fixedLen(annotation, column.getTypeLength, literalType, literal)
-        case _ => Undecidable // BOOLEAN and INT96 carry no filter we can trust
+        case _ => None // BOOLEAN and INT96 carry no filter we can trust
       }
     }
 
-  private def int32(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): ProbeHashes =
+  /** XXH64 of a stored value's plain encoding. */
+  def hashStored(value: Any): Long = value match {
+    case i: java.lang.Integer => XxHash64.hashInt(i)
+    case l: java.lang.Long => XxHash64.hashLong(l)
+    case f: java.lang.Float => XxHash64.hashFloat(f)
+    case d: java.lang.Double => XxHash64.hashDouble(d)
+    case b: Binary => XxHash64.hashBytes(b.getBytes)
+    case other => throw new IllegalArgumentException(s"not a stored Parquet value: $other")
+  }
+
+  private def int32(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): Stored =
     annotation match {
       case d: DecimalLogicalTypeAnnotation =>
         unscaled(literalType, literal, d.getScale).filter(fitsSigned(_, 32))
-          .map(u => one(XxHash64.hashInt(u.intValue))).getOrElse(Undecidable)
+          .map(u => Seq(Int.box(u.intValue)))
       case _: DateLogicalTypeAnnotation =>
-        if (literalType == DateType) one(XxHash64.hashInt(literal.asInstanceOf[Int])) else Undecidable
+        if (literalType == DateType) Some(Seq(Int.box(literal.asInstanceOf[Int]))) else None
       case i: IntLogicalTypeAnnotation =>
         integral(literalType, literal).filter(fitsInt(_, i.getBitWidth, i.isSigned))
-          .map(v => one(XxHash64.hashInt(v.intValue))).getOrElse(Undecidable)
+          .map(v => Seq(Int.box(v.intValue)))
       case null =>
         integral(literalType, literal).filter(fitsSigned(_, 32))
-          .map(v => one(XxHash64.hashInt(v.intValue))).getOrElse(Undecidable)
-      case _ => Undecidable // TIME and annotations whose value mapping we do not own
+          .map(v => Seq(Int.box(v.intValue)))
+      case _ => None // TIME and annotations whose value mapping we do not own
     }
 
-  private def int64(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): ProbeHashes =
+  private def int64(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): Stored =
     annotation match {
       case d: DecimalLogicalTypeAnnotation =>
         unscaled(literalType, literal, d.getScale).filter(fitsSigned(_, 64))
-          .map(u => one(XxHash64.hashLong(u.longValue))).getOrElse(Undecidable)
+          .map(u => Seq(Long.box(u.longValue)))
       case t: TimestampLogicalTypeAnnotation => timestamp(t, literalType, literal)
       case i: IntLogicalTypeAnnotation =>
         integral(literalType, literal).filter(fitsInt(_, i.getBitWidth, i.isSigned))
-          .map(v => one(XxHash64.hashLong(v.longValue))).getOrElse(Undecidable)
+          .map(v => Seq(Long.box(v.longValue)))
       case null =>
         integral(literalType, literal).filter(fitsSigned(_, 64))
-          .map(v => one(XxHash64.hashLong(v.longValue))).getOrElse(Undecidable)
-      case _ => Undecidable
+          .map(v => Seq(Long.box(v.longValue)))
+      case _ => None
     }
 
   /** Catalyst timestamps are microseconds; the file may store millis, micros or nanos. */
-  private def timestamp(t: TimestampLogicalTypeAnnotation, literalType: DataType, literal: Any): ProbeHashes =
+  private def timestamp(t: TimestampLogicalTypeAnnotation, literalType: DataType, literal: Any): Stored =
     literalType match {
       case TimestampType | TimestampNTZType =>
         val micros = literal.asInstanceOf[Long]
@@ -86,27 +110,25 @@ object LiteralProbe {
             val nanos = BigInteger.valueOf(micros).multiply(BigInteger.valueOf(1000))
             if (fitsSigned(nanos, 64)) Some(nanos.longValue) else None
         }
-        stored.map(v => one(XxHash64.hashLong(v))).getOrElse(Undecidable)
-      case _ => Undecidable
+        stored.map(v => Seq(Long.box(v)))
+      case _ => None
     }
 
-  private def floating(literalType: DataType, literal: Any, asFloat: Boolean): ProbeHashes = {
+  private def floating(literalType: DataType, literal: Any, asFloat: Boolean): Stored = {
     val value: Option[Double] = literalType match {
       case FloatType => Some(literal.asInstanceOf[Float].toDouble)
       case DoubleType => Some(literal.asInstanceOf[Double])
       case _ => integral(literalType, literal).map(_.doubleValue) // exactness checked below
     }
     value match {
-      case Some(v) if v.isNaN => Undecidable
+      case Some(v) if v.isNaN => None
       case Some(v) if v == 0.0 =>
-        if (asFloat) AnyOf(Seq(XxHash64.hashFloat(0.0f), XxHash64.hashFloat(-0.0f)))
-        else AnyOf(Seq(XxHash64.hashDouble(0.0), XxHash64.hashDouble(-0.0)))
+        if (asFloat) Some(Seq(Float.box(0.0f), Float.box(-0.0f))) else Some(Seq(Double.box(0.0), Double.box(-0.0)))
       case Some(v) if asFloat =>
-        if (v.toFloat.toDouble == v && exactlyFrom(literalType, literal, v)) one(XxHash64.hashFloat(v.toFloat))
-        else Undecidable
+        if (v.toFloat.toDouble == v && exactlyFrom(literalType, literal, v)) Some(Seq(Float.box(v.toFloat))) else None
       case Some(v) =>
-        if (exactlyFrom(literalType, literal, v)) one(XxHash64.hashDouble(v)) else Undecidable
-      case None => Undecidable
+        if (exactlyFrom(literalType, literal, v)) Some(Seq(Double.box(v))) else None
+      case None => None
     }
   }
 
@@ -118,25 +140,25 @@ object LiteralProbe {
         new JBigDecimal(asDouble).toBigIntegerExact == i)
     }
 
-  private def byteArray(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): ProbeHashes =
+  private def byteArray(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): Stored =
     annotation match {
       case _: DecimalLogicalTypeAnnotation =>
-        Undecidable // variable-width decimals: writers may pad, so the bytes are not unique
+        None // variable-width decimals: writers may pad, so the bytes are not unique
       case null | _: StringLogicalTypeAnnotation | _: EnumLogicalTypeAnnotation | _: JsonLogicalTypeAnnotation |
           _: BsonLogicalTypeAnnotation =>
-        bytesOf(literalType, literal).map(b => one(XxHash64.hashBytes(b))).getOrElse(Undecidable)
-      case _ => Undecidable
+        bytesOf(literalType, literal).map(b => Seq(Binary.fromConstantByteArray(b)))
+      case _ => None
     }
 
-  private def fixedLen(annotation: LogicalTypeAnnotation, width: Int, literalType: DataType, literal: Any): ProbeHashes =
+  private def fixedLen(annotation: LogicalTypeAnnotation, width: Int, literalType: DataType, literal: Any): Stored =
     annotation match {
       case d: DecimalLogicalTypeAnnotation =>
         unscaled(literalType, literal, d.getScale).flatMap(DecimalBytes.fixedWidth(_, width))
-          .map(b => one(XxHash64.hashBytes(b))).getOrElse(Undecidable)
+          .map(b => Seq(Binary.fromConstantByteArray(b)))
       case null | _: UUIDLogicalTypeAnnotation =>
         bytesOf(literalType, literal).filter(_.length == width)
-          .map(b => one(XxHash64.hashBytes(b))).getOrElse(Undecidable)
-      case _ => Undecidable // FLOAT16, INTERVAL: equality is not byte equality
+          .map(b => Seq(Binary.fromConstantByteArray(b)))
+      case _ => None // FLOAT16, INTERVAL: equality is not byte equality
     }
 
   /** Bytes of a string or binary literal; None for strings whose equality is not bytewise. */

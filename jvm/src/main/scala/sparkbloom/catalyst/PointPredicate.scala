@@ -1,0 +1,77 @@
+package sparkbloom.catalyst
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.types.DataType
+
+/**
+ * The part of a scan's filters that Bloom filters can answer: equality of a column with
+ * literals, combined by AND and OR. Anything else is left out, in a way that only ever
+ * keeps more data: a conjunct that cannot be answered is dropped from an AND, and an OR
+ * with any such branch is dropped whole.
+ */
+sealed trait PointPredicate {
+  def columns: Set[Seq[String]]
+}
+
+object PointPredicate {
+
+  /** `path` equals one of `values` (non-null Catalyst values of `dataType`). */
+  final case class ColumnIn(path: Seq[String], dataType: DataType, values: Seq[Any]) extends PointPredicate {
+    def columns: Set[Seq[String]] = Set(path)
+  }
+
+  final case class All(children: Seq[PointPredicate]) extends PointPredicate {
+    def columns: Set[Seq[String]] = children.flatMap(_.columns).toSet
+  }
+
+  final case class AnyOf(children: Seq[PointPredicate]) extends PointPredicate {
+    def columns: Set[Seq[String]] = children.flatMap(_.columns).toSet
+  }
+
+  /** The predicate all of `filters` (a scan's conjuncts) imply, if any. */
+  def fromFilters(filters: Seq[Expression]): Option[PointPredicate] =
+    filters.flatMap(convert) match {
+      case Seq() => None
+      case Seq(single) => Some(single)
+      case many => Some(All(many))
+    }
+
+  private def convert(e: Expression): Option[PointPredicate] = e match {
+    case And(left, right) =>
+      (convert(left), convert(right)) match {
+        case (Some(l), Some(r)) => Some(All(Seq(l, r)))
+        case (l, r) => l.orElse(r)
+      }
+    case Or(left, right) =>
+      for (l <- convert(left); r <- convert(right)) yield AnyOf(Seq(l, r))
+    case EqualTo(ColumnPath(path, t), Literal(v, lt)) if v != null && lt == t => Some(ColumnIn(path, t, Seq(v)))
+    case EqualTo(Literal(v, lt), ColumnPath(path, t)) if v != null && lt == t => Some(ColumnIn(path, t, Seq(v)))
+    // `col <=> NULL` means IS NULL, which filters say nothing about.
+    case EqualNullSafe(ColumnPath(path, t), Literal(v, lt)) if v != null && lt == t => Some(ColumnIn(path, t, Seq(v)))
+    case EqualNullSafe(Literal(v, lt), ColumnPath(path, t)) if v != null && lt == t => Some(ColumnIn(path, t, Seq(v)))
+    case In(ColumnPath(path, t), list) if list.nonEmpty && list.forall(l => l.isInstanceOf[Literal] && l.dataType == t) =>
+      // NULL in an IN list never makes a row match; if nothing else is left, do not judge.
+      val values = list.map(_.asInstanceOf[Literal].value).filter(_ != null)
+      if (values.isEmpty) None else Some(ColumnIn(path, t, values))
+    case InSet(ColumnPath(path, t), set) if set.nonEmpty =>
+      val values = set.toSeq.filter(_ != null)
+      if (values.isEmpty) None else Some(ColumnIn(path, t, values))
+    case _ => None
+  }
+
+  /** A column reference: an attribute, or struct fields under one, as field names. */
+  private object ColumnPath {
+    def unapply(e: Expression): Option[(Seq[String], DataType)] = path(e).map(p => (p, e.dataType))
+
+    private def path(e: Expression): Option[Seq[String]] = e match {
+      case a: AttributeReference => Some(Seq(a.name))
+      case GetStructField(child, _, Some(name)) => path(child).map(_ :+ name)
+      case GetStructField(child, ordinal, None) =>
+        child.dataType match {
+          case s: org.apache.spark.sql.types.StructType => path(child).map(_ :+ s(ordinal).name)
+          case _ => None
+        }
+      case _ => None
+    }
+  }
+}

@@ -1,0 +1,157 @@
+package sparkbloom.read
+
+import java.util.concurrent.{Callable, ConcurrentHashMap, LinkedBlockingQueue, ThreadFactory, ThreadPoolExecutor, TimeUnit}
+import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.FileStatus
+import org.apache.parquet.HadoopReadOptions
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.io.SeekableInputStream
+import org.slf4j.LoggerFactory
+
+import sparkbloom.catalyst.PointPredicate
+
+/** The driver's verdict on one file: which row groups may hold a match. */
+final case class FileVerdict(status: FileStatus, rowGroups: Int, mayMatch: IndexedSeq[Boolean]) {
+  /** A file is read unless it was judged, has row groups, and every one is ruled out. */
+  def keep: Boolean = rowGroups <= 0 || mayMatch.exists(identity)
+  def ruledOut: Int = mayMatch.count(!_)
+}
+
+/**
+ * Judges files on the driver: reads (or takes from the cache) each file's footer and the
+ * filters the predicate needs, and decides per row group. Files are judged in parallel;
+ * any failure to read a footer or filter keeps the file and is logged once per file and
+ * column.
+ */
+final class FilePruner(
+    hadoopConf: Configuration,
+    cache: ProbeCache,
+    caseSensitive: Boolean,
+    legacyCalendarSession: Boolean,
+    parallelism: Int) {
+  import FilePruner._
+
+  private val filterBytes = new AtomicLong()
+
+  def filterBytesRead: Long = filterBytes.get
+
+  /** Verdicts for `files`, in order; stops probing (keeping the rest) once it stops paying. */
+  def judge(files: Seq[FileStatus], predicate: PointPredicate): IndexedSeq[FileVerdict] = {
+    val verdicts = new Array[FileVerdict](files.length)
+    var next = 0
+    var helped = false
+    val wave = math.max(64, parallelism * 8)
+    while (next < files.length) {
+      val batch = next until math.min(files.length, next + wave)
+      val results = runAll(batch.map(i => () => judgeFile(files(i), predicate)))
+      batch.zip(results).foreach { case (i, v) => verdicts(i) = v }
+      helped ||= results.exists(_.ruledOut > 0)
+      next = batch.end
+      // A first wave in which nothing at all was ruled out says the filters cannot help
+      // this predicate (no filters, or values everywhere): keep the rest unread.
+      if (!helped && next < files.length) {
+        (next until files.length).foreach(i => verdicts(i) = FileVerdict(files(i), -1, IndexedSeq.empty))
+        next = files.length
+      }
+    }
+    verdicts.toIndexedSeq
+  }
+
+  private def runAll(tasks: Seq[() => FileVerdict]): Seq[FileVerdict] =
+    if (tasks.size <= 1 || parallelism <= 1) tasks.map(_())
+    else {
+      val pool = FilePruner.pool(parallelism)
+      pool.invokeAll(tasks.map(t => new Callable[FileVerdict] { def call(): FileVerdict = t() }).asJava)
+        .asScala.toSeq.map(_.get())
+    }
+
+  private def judgeFile(status: FileStatus, predicate: PointPredicate): FileVerdict = {
+    val key = FileKey(status.getPath.toString, status.getLen, status.getModificationTime)
+    val file = new OpenedFile(status)
+    try {
+      val footer =
+        try cache.footer(key)(FooterSummary(file.footer()))
+        catch {
+          case NonFatal(e) =>
+            warnOnce(key.path, "", s"sparkbloom cannot read the footer of ${key.path}; the file is read: $e")
+            return FileVerdict(status, -1, IndexedSeq.empty)
+        }
+      val legacyCalendar = legacyCalendarSession || writtenWithLegacyCalendar(footer)
+      val judge = new RowGroupJudge(footer, caseSensitive, legacyCalendar, (rowGroup, column) =>
+        cache.filter(key, rowGroup, column) {
+          val chunk = footer.rowGroups(rowGroup).columns(column)
+          val lookup =
+            try {
+              val result = BloomFilterIO.read(file.stream(), status.getLen, chunk)
+              filterBytes.addAndGet(result.bytesRead)
+              result.lookup
+            } catch {
+              case NonFatal(e) => FilterLookup.Broken(e.toString)
+            }
+          lookup match {
+            case FilterLookup.Broken(reason) =>
+              warnOnce(key.path, column, s"sparkbloom ignores the Bloom filter of column '$column' in " +
+                s"${key.path}, row group $rowGroup: $reason; the data is read instead")
+            case _ =>
+          }
+          lookup
+        })
+      FileVerdict(status, footer.rowGroups.size, footer.rowGroups.map(judge.mayMatch(_, predicate)))
+    } finally file.close()
+  }
+
+  /** Spark 2.x files and files written in LEGACY rebase mode store rebased dates. */
+  private def writtenWithLegacyCalendar(footer: FooterSummary): Boolean =
+    footer.keyValueMetadata.contains(FooterSummary.LegacyDateTimeKey) ||
+      footer.keyValueMetadata.get(FooterSummary.SparkVersionKey).exists(_.startsWith("2."))
+
+  /** A file opened at most once per verdict, and only if the cache lacks something. */
+  private final class OpenedFile(status: FileStatus) {
+    private lazy val input = HadoopInputFile.fromStatus(status, hadoopConf)
+    private var opened: SeekableInputStream = _
+
+    def stream(): SeekableInputStream = {
+      if (opened == null) opened = input.newStream()
+      opened
+    }
+
+    def footer() = ParquetFileReader.readFooter(input, HadoopReadOptions.builder(hadoopConf).build(), stream())
+
+    def close(): Unit = if (opened != null) opened.close()
+  }
+}
+
+object FilePruner {
+  private val log = LoggerFactory.getLogger(classOf[FilePruner])
+  private val warned = ConcurrentHashMap.newKeySet[(String, String)]()
+
+  private[read] def warnOnce(path: String, column: String, message: String): Unit =
+    if (warned.add((path, column))) log.warn(message)
+
+  @volatile private var sharedPool: (Int, java.util.concurrent.ExecutorService) = (0, null)
+
+  /** Daemon threads for driver-side reads, resized when the session setting changes. */
+  private def pool(threads: Int): java.util.concurrent.ExecutorService = synchronized {
+    if (sharedPool._1 != threads) {
+      // The old pool is not shut down (a query may still use it); its idle threads time out.
+      val counter = new AtomicInteger()
+      val executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
+        new LinkedBlockingQueue[Runnable](), new ThreadFactory {
+          def newThread(r: Runnable): Thread = {
+            val t = new Thread(r, s"sparkbloom-probe-${counter.incrementAndGet()}")
+            t.setDaemon(true)
+            t
+          }
+        })
+      executor.allowCoreThreadTimeOut(true)
+      sharedPool = (threads, executor)
+    }
+    sharedPool._2
+  }
+}

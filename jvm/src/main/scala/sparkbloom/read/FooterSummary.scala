@@ -1,0 +1,76 @@
+package sparkbloom.read
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ParquetMetadata}
+import org.apache.parquet.schema.PrimitiveType
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+
+/** A file as the cache knows it: a rewritten file has another length or modification time. */
+final case class FileKey(path: String, length: Long, modificationTime: Long)
+
+/**
+ * What one column chunk's footer entry says that pruning can use.
+ *
+ * @param min, max      the chunk's statistics in parquet-java's value classes, only when
+ *                      they are trustworthy for equality (never for floating point, whose
+ *                      NaN and -0.0 make them unsafe)
+ * @param filterOffset  `bloom_filter_offset`, or -1 without a filter
+ * @param filterLength  `bloom_filter_length`, or -1 for files written before it existed
+ */
+final case class ChunkSummary(
+    primitiveType: PrimitiveType,
+    min: Option[Any],
+    max: Option[Any],
+    filterOffset: Long,
+    filterLength: Int,
+    encrypted: Boolean) {
+  def hasFilter: Boolean = filterOffset >= 0
+}
+
+final case class RowGroupSummary(ordinal: Int, rowCount: Long, columns: Map[String, ChunkSummary])
+
+/** The part of a footer that pruning needs, small enough to cache for many files. */
+final case class FooterSummary(
+    rowGroups: IndexedSeq[RowGroupSummary],
+    keyValueMetadata: Map[String, String]) {
+
+  /** Rough heap size, for the cache's byte budget. */
+  def estimatedBytes: Long = 256L + rowGroups.map(rg => 64L + rg.columns.size * 160L).sum +
+    keyValueMetadata.map { case (k, v) => 2L * (k.length + v.length) }.sum
+}
+
+object FooterSummary {
+
+  /** Key-value metadata Spark writes that changes what dates and timestamps mean. */
+  val SparkVersionKey = "org.apache.spark.version"
+  val LegacyDateTimeKey = "org.apache.spark.legacyDateTime"
+
+  def apply(footer: ParquetMetadata): FooterSummary = {
+    val rowGroups = footer.getBlocks.asScala.toIndexedSeq.zipWithIndex.map { case (block, i) =>
+      RowGroupSummary(i, block.getRowCount,
+        block.getColumns.asScala.map(c => c.getPath.toDotString -> chunk(c)).toMap)
+    }
+    val kv = Option(footer.getFileMetaData.getKeyValueMetaData).map(_.asScala.toMap).getOrElse(Map.empty)
+    // Only the keys pruning reads are kept: Spark's schema JSON can be large.
+    FooterSummary(rowGroups, kv.filter { case (k, _) => k == SparkVersionKey || k == LegacyDateTimeKey })
+  }
+
+  private def chunk(c: ColumnChunkMetaData): ChunkSummary = {
+    val primitive = c.getPrimitiveType
+    val stats = Option(c.getStatistics)
+      .filter(s => !s.isEmpty && s.hasNonNullValue && s.isSmallerThan(4096))
+      .filter(_ => primitive.getPrimitiveTypeName match {
+        case PrimitiveTypeName.FLOAT | PrimitiveTypeName.DOUBLE | PrimitiveTypeName.INT96 |
+            PrimitiveTypeName.BOOLEAN => false
+        case _ => true
+      })
+    ChunkSummary(
+      primitive,
+      stats.map(_.genericGetMin),
+      stats.map(_.genericGetMax),
+      c.getBloomFilterOffset,
+      c.getBloomFilterLength,
+      c.isEncrypted)
+  }
+}

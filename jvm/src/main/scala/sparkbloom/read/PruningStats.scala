@@ -1,0 +1,35 @@
+package sparkbloom.read
+
+/** What the driver decided for one scan, as `sparkbloom.last_pruning(spark)` reports it. */
+final case class PruningStats(
+    filesTotal: Long,
+    filesSkipped: Long,
+    rowGroupsTotal: Long,
+    rowGroupsSkipped: Long,
+    filterBytesRead: Long,
+    probeTimeMs: Long) {
+
+  def toMap: Map[String, Long] = Map(
+    "files_total" -> filesTotal,
+    "files_skipped" -> filesSkipped,
+    "row_groups_total" -> rowGroupsTotal,
+    "row_groups_skipped" -> rowGroupsSkipped,
+    "filter_bytes_read" -> filterBytesRead,
+    "probe_time_ms" -> probeTimeMs)
+
+  override def toString: String =
+    s"files $filesSkipped of $filesTotal skipped, row groups $rowGroupsSkipped of $rowGroupsTotal ruled out, " +
+      s"$filterBytesRead filter bytes read, $probeTimeMs ms"
+}
+
+object PruningStats {
+  val Empty: PruningStats = PruningStats(0, 0, 0, 0, 0, 0)
+
+  // Weak keys: a stopped and dropped session takes its entry with it.
+  private val lastBySession = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[AnyRef, PruningStats]())
+
+  /** Remembers `stats` as the last scan of `session` (a SparkSession). */
+  def recordLast(session: AnyRef, stats: PruningStats): Unit = lastBySession.put(session, stats)
+
+  def last(session: AnyRef): Option[PruningStats] = Option(lastBySession.get(session))
+}

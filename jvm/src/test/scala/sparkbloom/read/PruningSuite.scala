@@ -1,0 +1,77 @@
+package sparkbloom.read
+
+import java.nio.file.Files
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.execution.FileSourceScanExec
+import org.apache.spark.sql.functions._
+import org.scalatest.funsuite.AnyFunSuite
+
+import sparkbloom.{SparkBloom, SparkSessionSuite}
+
+class PruningSuite extends AnyFunSuite with SparkSessionSuite {
+
+  private lazy val table: String = {
+    val path = Files.createTempDirectory("sparkbloom-prune").toString + "/t"
+    // 20 files, ids shuffled so min/max cannot prune
+    spark.range(0, 40000, 1, 20)
+      .select(col("id").as("user_id"), concat(lit("u-"), col("id")).as("email"), (col("id") % 5).as("bucket"))
+      .orderBy(rand(1)).repartition(20)
+      .write.option("bloom_filter_columns", "user_id,email").option("parquet.block.size", 16 * 1024)
+      .parquet(path)
+    path
+  }
+
+  private def stats(): Map[String, Long] = SparkBloom.lastPruning(spark).asScala.map { case (k, v) => k -> v.longValue }.toMap
+
+  private def filesRead(df: DataFrame): Long = {
+    df.collect()
+    df.queryExecution.executedPlan.collectFirst { case s: FileSourceScanExec => s.metrics("numFiles").value }.get
+  }
+
+  test("an absent key schedules no file") {
+    val df = spark.read.parquet(table).where(col("user_id") === 123456789L)
+    assert(filesRead(df) == 0)
+    assert(df.count() == 0)
+    val s = stats()
+    assert(s("files_total") == 20 && s("files_skipped") == 20, s)
+    assert(s("filter_bytes_read") > 0 || s("row_groups_skipped") > 0)
+  }
+
+  test("a present key reads only the file that holds it") {
+    val df = spark.read.parquet(table).where(col("email") === "u-777")
+    // the file holding it, plus at most a false positive or two at fpp 1 % over ~100 row groups
+    assert(filesRead(df) >= 1 && filesRead(df) <= 3)
+    assert(df.collect().map(_.getLong(0)).toSeq == Seq(777L))
+    assert(stats()("files_skipped") >= 17)
+  }
+
+  test("IN lists, OR across columns, <=>") {
+    val inList = spark.read.parquet(table).where(col("user_id").isin((0L until 3L) ++ (100000L until 100100L): _*))
+    assert(inList.count() == 3)
+    assert(stats()("files_skipped") >= 17 - 3)
+    val or = spark.read.parquet(table).where(col("user_id") === 5L || col("email") === "u-6")
+    assert(or.count() == 2)
+    val orNonSelective = spark.read.parquet(table).where(col("user_id") === 5L || col("bucket") === 1L)
+    assert(orNonSelective.count() == 8001) // bucket 1 has 8000 rows; user_id 5 is in bucket 0
+    assert(stats()("files_skipped") == 0)
+    val nullSafe = spark.read.parquet(table).where(col("user_id") <=> lit(42L))
+    assert(nullSafe.count() == 1)
+    assert(stats()("files_skipped") >= 18)
+  }
+
+  test("toggles: disabled means no pruning, and results stay the same") {
+    spark.conf.set("spark.sparkbloom.enabled", "false")
+    try {
+      val df = spark.read.parquet(table).where(col("user_id") === 123456789L)
+      assert(filesRead(df) == 20)
+    } finally spark.conf.unset("spark.sparkbloom.enabled")
+    spark.conf.set("spark.sparkbloom.pruning.files", "false")
+    try {
+      val df = spark.read.parquet(table).where(col("user_id") === 123456789L)
+      assert(filesRead(df) == 20)
+    } finally spark.conf.unset("spark.sparkbloom.pruning.files")
+  }
+}
