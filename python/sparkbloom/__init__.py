@@ -1,9 +1,27 @@
 """sparkbloom: Parquet split block Bloom filter data skipping for Apache Spark.
 
-The JVM extension does the work; this package ships its jar and sets sessions up.
+The JVM extension does the work; this package ships its jar, sets sessions up and
+exposes the extension's configuration and helpers.
 """
 
+from sparkbloom.errors import SparkBloomError
+from sparkbloom.inspect import INSPECT_COLUMNS, inspect, might_contain
 from sparkbloom.jar import jar_path
+from sparkbloom.options import write_options
+from sparkbloom.pruning import PRUNING_KEYS, last_pruning
 from sparkbloom.session import EXTENSION_CLASS, configure, session, version
 
-__all__ = ["EXTENSION_CLASS", "configure", "jar_path", "session", "version"]
+__all__ = [
+    "EXTENSION_CLASS",
+    "INSPECT_COLUMNS",
+    "PRUNING_KEYS",
+    "SparkBloomError",
+    "configure",
+    "inspect",
+    "jar_path",
+    "last_pruning",
+    "might_contain",
+    "session",
+    "version",
+    "write_options",
+]

@@ -1,0 +1,133 @@
+package sparkbloom
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.types._
+
+import sparkbloom.hashing.{LiteralProbe, ProbeHashes}
+import sparkbloom.read.{BloomFilterIO, ChunkReport, FileInspector, FilterLookup, FooterSummary, ParquetFileListing}
+
+/**
+ * The inspection helpers behind `sparkbloom.inspect`, `sparkbloom.might_contain`, the SQL
+ * table functions and the CLI. Few files are read on the driver; many are spread over the
+ * cluster, one task per group of files.
+ */
+object Inspection {
+
+  /** Files per task when inspection runs on the cluster. */
+  private val FilesPerTask = 16
+  private val DriverLimit = 32
+
+  val InspectSchema: StructType = StructType(Seq(
+    StructField("file", StringType, nullable = false),
+    StructField("row_group", IntegerType, nullable = false),
+    StructField("column", StringType, nullable = false),
+    StructField("physical_type", StringType, nullable = false),
+    StructField("num_values", LongType, nullable = false),
+    StructField("has_filter", BooleanType, nullable = false),
+    StructField("filter_offset", LongType, nullable = false),
+    StructField("filter_bytes", LongType, nullable = false),
+    StructField("has_length", BooleanType, nullable = false),
+    StructField("estimated_ndv", DoubleType, nullable = true),
+    StructField("estimated_fpp", DoubleType, nullable = true),
+    StructField("dictionary_only", BooleanType, nullable = false),
+    StructField("problem", StringType, nullable = true)))
+
+  val ProbeSchema: StructType = StructType(Seq(
+    StructField("file", StringType, nullable = false),
+    StructField("row_group", IntegerType, nullable = false),
+    StructField("value", StringType, nullable = true),
+    StructField("might_contain", BooleanType, nullable = false)))
+
+  /** One row per (file, row group, column) of the Parquet files under `path`. */
+  def inspect(spark: SparkSession, path: String, columns: java.util.List[String]): DataFrame = {
+    val wanted = Option(columns).map(_.asScala.toSet).getOrElse(Set.empty[String])
+    val rows = perFile(spark, path) { (file, conf) =>
+      FileInspector.inspect(file, wanted, conf).map(toRow)
+    }
+    spark.createDataFrame(rows.asJava, InspectSchema)
+  }
+
+  /**
+   * One row per (file, row group, value): false when the row group's filter proves the
+   * value absent; true otherwise, also without a filter or when the value cannot be
+   * judged. Values are converted to the file column's type as DuckDB's
+   * `parquet_bloom_probe` converts them.
+   */
+  def mightContain(spark: SparkSession, path: String, column: String, values: java.util.List[Object]): DataFrame = {
+    val literals = values.asScala.toSeq.map(v => Literal(v))
+    val rows = perFile(spark, path) { (file, conf) =>
+      probeFile(file, column, literals, conf)
+    }
+    spark.createDataFrame(rows.asJava, ProbeSchema)
+  }
+
+  private def probeFile(file: String, column: String, literals: Seq[Literal], conf: Configuration): Seq[Row] = {
+    val status = ParquetFileListing.list(file, conf).head
+    val input = org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(status, conf)
+    val stream = input.newStream()
+    try {
+      val footer = FooterSummary(org.apache.parquet.hadoop.ParquetFileReader.readFooter(
+        input, org.apache.parquet.HadoopReadOptions.builder(conf).build(), stream))
+      if (!footer.rowGroups.forall(_.columns.contains(column)) && footer.rowGroups.nonEmpty) {
+        throw new SparkBloomException(s"column '$column' is not in $file; its columns: " +
+          footer.rowGroups.head.columns.keys.toSeq.sorted.mkString(", "))
+      }
+      footer.rowGroups.flatMap { rowGroup =>
+        val chunk = rowGroup.columns(column)
+        val lookup = BloomFilterIO.read(stream, status.getLen, chunk).lookup
+        literals.map { literal =>
+          val absent = lookup match {
+            case FilterLookup.Present(filter) => LiteralProbe.hashes(chunk.primitiveType, literal.dataType, literal.value) match {
+              case ProbeHashes.AnyOf(hashes) => !hashes.exists(filter.mightContain)
+              case ProbeHashes.Undecidable => false
+            }
+            case _ => false
+          }
+          Row(file, rowGroup.ordinal, Option(literal.value).map(_ => literal.toString).orNull, !absent)
+        }
+      }
+    } finally stream.close()
+  }
+
+  private def toRow(r: ChunkReport): Row = Row(r.file, r.rowGroup, r.column, r.physicalType, r.numValues,
+    r.hasFilter, r.filterOffset, r.filterBytes, r.hasLength, nanToNull(r.estimatedNdv), nanToNull(r.estimatedFpp),
+    r.dictionaryOnly, if (r.problem.isEmpty) null else r.problem)
+
+  private def nanToNull(d: Double): java.lang.Double = if (d.isNaN) null else java.lang.Double.valueOf(d)
+
+  /** Runs `work` for every Parquet file under `path`: on the driver for a few, as tasks for many. */
+  private def perFile(spark: SparkSession, path: String)(work: (String, Configuration) => Seq[Row]): Seq[Row] = {
+    val conf = spark.sessionState.newHadoopConf()
+    val files = try ParquetFileListing.list(path, conf).map(_.getPath.toString)
+    catch {
+      case e: java.io.FileNotFoundException => throw new SparkBloomException(s"path does not exist: $path (${e.getMessage})")
+    }
+    if (files.size <= DriverLimit) files.flatMap(work(_, conf))
+    else {
+      val shipped = new SerializableHadoopConf(conf)
+      spark.sparkContext.parallelize(files, math.max(1, files.size / FilesPerTask))
+        .flatMap(file => work(file, shipped.value))
+        .collect().toSeq
+    }
+  }
+}
+
+/** A Hadoop configuration that can travel to executors. */
+final class SerializableHadoopConf(@transient private var conf: Configuration) extends Serializable {
+  def value: Configuration = conf
+
+  private def writeObject(out: java.io.ObjectOutputStream): Unit = {
+    out.defaultWriteObject()
+    conf.write(out)
+  }
+
+  private def readObject(in: java.io.ObjectInputStream): Unit = {
+    in.defaultReadObject()
+    conf = new Configuration(false)
+    conf.readFields(in)
+  }
+}

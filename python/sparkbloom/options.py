@@ -1,0 +1,83 @@
+"""Write options for ``df.write.options(**sparkbloom.write_options(...))``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from sparkbloom.errors import option_error
+
+COLUMNS = "bloom_filter_columns"
+FPP = "bloom_filter_fpp"
+NDV = "bloom_filter_ndv"
+MAX_BYTES = "bloom_filter_max_bytes"
+
+#: Smallest and largest filter a column chunk can have (one block; what the header's i32 holds).
+MIN_BYTES = 32
+MAX_FILTER_BYTES = 2**31 - 1 - (2**31 - 1) % 32
+
+
+def write_options(
+    columns: Sequence[str],
+    fpp: float | None = None,
+    ndv: Mapping[str, int] | None = None,
+    max_bytes: int | None = None,
+) -> dict[str, str]:
+    """Options that make a Parquet write carry Bloom filters on ``columns``.
+
+    Args:
+        columns: column names; nested struct fields by dotted path.
+        fpp: false-positive probability each row group's filter must meet, strictly
+            between 0 and 1; the session default (``spark.sparkbloom.write.fpp``, 0.01)
+            when omitted.
+        ndv: optional hint of distinct values per row group, by column.
+        max_bytes: ceiling for one column chunk's filter; ``spark.sparkbloom.write.maxBytes``
+            (1 MiB) when omitted.
+
+    Raises:
+        SparkBloomError: a value the JVM would refuse, with the JVM's message. Whether the
+            columns exist and can carry a filter is checked when the write is planned.
+    """
+    if isinstance(columns, str):
+        columns = [columns]
+    names = [str(c).strip() for c in columns]
+    if not names or any(not n for n in names):
+        raise option_error(f"'{COLUMNS}' has an empty column name: '{','.join(columns)}'")
+    options = {COLUMNS: ",".join(names)}
+    if fpp is not None:
+        options[FPP] = _checked_fpp(fpp, FPP)
+    for column, value in (ndv or {}).items():
+        if column not in names:
+            raise option_error(f"option '{NDV}.{column}' names a column that is not in {COLUMNS}")
+        options[f"{NDV}.{column}"] = _checked_ndv(value, f"{NDV}.{column}")
+    if max_bytes is not None:
+        options[MAX_BYTES] = _checked_max_bytes(max_bytes, MAX_BYTES)
+    return options
+
+
+def _checked_fpp(value: object, key: str) -> str:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = math.nan
+    if not 0 < number < 1:
+        raise option_error(
+            f"option '{key}' must be a number strictly between 0 and 1 (a false-positive probability), got '{value}'"
+        )
+    return repr(number)
+
+
+def _checked_ndv(value: object, key: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise option_error(
+            f"option '{key}' must be a positive whole number of distinct values per row group, got '{value}'"
+        )
+    return str(value)
+
+
+def _checked_max_bytes(value: object, key: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, int) or not MIN_BYTES <= value <= MAX_FILTER_BYTES:
+        raise option_error(
+            f"option '{key}' must be a whole number of bytes between {MIN_BYTES} and {MAX_FILTER_BYTES}, got '{value}'"
+        )
+    return str(value)

@@ -1,0 +1,29 @@
+"""What sparkbloom decided when Spark planned a scan."""
+
+from __future__ import annotations
+
+from pyspark.sql import SparkSession
+
+#: The keys of :func:`last_pruning`'s result.
+PRUNING_KEYS = (
+    "files_total",
+    "files_skipped",
+    "row_groups_total",
+    "row_groups_skipped",
+    "filter_bytes_read",
+    "probe_time_ms",
+)
+
+
+def last_pruning(spark: SparkSession) -> dict[str, int]:
+    """Pruning of the last Parquet scan this session planned.
+
+    Keys: ``files_total``, ``files_skipped``, ``row_groups_total``, ``row_groups_skipped``
+    (row groups the driver ruled out, including those of skipped files),
+    ``filter_bytes_read`` (footer-located filter bytes read on the driver, 0 when served
+    from the cache) and ``probe_time_ms``. An empty dict before the first scan.
+    """
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    stats = jvm.sparkbloom.SparkBloom.lastPruning(spark._jsparkSession)
+    return {str(key): int(stats.get(key)) for key in stats.keySet()}

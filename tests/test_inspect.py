@@ -1,0 +1,88 @@
+"""inspect and might_contain on files written by sparkbloom, by Spark's own parquet-java
+options and by DuckDB; might_contain agrees with DuckDB's parquet_bloom_probe."""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+import duckdb
+import pytest
+from pyspark.sql import SparkSession, functions as F
+
+import sparkbloom
+from sparkbloom import SparkBloomError
+
+ROWS = 5_000
+
+
+@pytest.fixture(scope="module")
+def writers(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("writers")
+    data = spark.range(0, ROWS, 1, 2).select(
+        F.col("id").alias("user_id"), F.concat(F.lit("mail-"), F.col("id")).alias("email"),
+        (F.col("id") % 3).alias("tiny"))
+    paths = {name: root / name for name in ("sparkbloom", "parquet_java", "duckdb")}
+    data.write.options(**sparkbloom.write_options(["user_id", "email"])).option(
+        "parquet.block.size", 32 * 1024).parquet(str(paths["sparkbloom"]))
+    data.write.option("parquet.bloom.filter.enabled#user_id", "true").option(
+        "parquet.bloom.filter.enabled#email", "true").option("parquet.enable.dictionary", "false").parquet(
+        str(paths["parquet_java"]))
+    paths["duckdb"].mkdir()
+    duckdb.execute(
+        f"COPY (SELECT range AS user_id, 'mail-' || range AS email, range % 3 AS tiny FROM range({ROWS})) "
+        f"TO '{paths['duckdb']}/part-0.parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048)"
+    )
+    return paths
+
+
+def test_inspect_reports_every_chunk(spark: SparkSession, writers: dict[str, Path]) -> None:
+    rows = sparkbloom.inspect(spark, str(writers["sparkbloom"])).collect()
+    assert rows and set(rows[0].asDict()) == set(sparkbloom.INSPECT_COLUMNS)
+    filtered = [r for r in rows if r["column"] in ("user_id", "email")]
+    assert filtered and all(r["has_filter"] and r["has_length"] for r in filtered)
+    assert all(r["estimated_fpp"] <= 0.011 for r in filtered)
+    for r in filtered:
+        assert r["estimated_ndv"] == pytest.approx(r["num_values"], rel=0.15)
+    assert all(not r["has_filter"] for r in rows if r["column"] == "tiny")
+    only_email = sparkbloom.inspect(spark, str(writers["parquet_java"]), columns=["email"]).collect()
+    assert {r["column"] for r in only_email} == {"email"}
+    assert all(r["has_filter"] and r["filter_bytes"] == 1024 * 1024 for r in only_email)
+
+
+def test_inspect_errors(spark: SparkSession, tmp_path: Path) -> None:
+    with pytest.raises(SparkBloomError, match="path does not exist"):
+        sparkbloom.inspect(spark, str(tmp_path / "missing"))
+
+
+@pytest.mark.parametrize("writer", ["sparkbloom", "parquet_java", "duckdb"])
+@pytest.mark.parametrize("column,values", [
+    ("user_id", [0, 17, ROWS - 1, ROWS + 5, 10**12, -3]),
+    ("email", ["mail-0", "mail-4999", "mail-5000", "nobody", ""]),
+])
+def test_might_contain_agrees_with_duckdb(
+    spark: SparkSession, writers: dict[str, Path], writer: str, column: str, values: list[object]
+) -> None:
+    ours = {
+        (Path(r["file"].removeprefix("file:")).name, r["row_group"], i): r["might_contain"]
+        for i, value in enumerate(values)
+        for r in sparkbloom.might_contain(spark, str(writers[writer]), column, [value]).collect()
+    }
+    assert ours
+    compared = 0
+    for file in sorted(glob.glob(str(writers[writer] / "*.parquet"))):
+        for i, value in enumerate(values):
+            probe = duckdb.execute(
+                "SELECT row_group_id, bloom_filter_excludes FROM parquet_bloom_probe(?, ?, ?)", [file, column, value]
+            ).fetchall()
+            for row_group, excluded in probe:
+                assert ours[(Path(file).name, row_group, i)] == (not excluded), (writer, file, row_group, value)
+                compared += 1
+    assert compared == len(ours)
+
+
+def test_might_contain_errors(spark: SparkSession, writers: dict[str, Path]) -> None:
+    with pytest.raises(SparkBloomError, match="is not in"):
+        sparkbloom.might_contain(spark, str(writers["sparkbloom"]), "nope", [1])
+    with pytest.raises(SparkBloomError, match="at least one value"):
+        sparkbloom.might_contain(spark, str(writers["sparkbloom"]), "user_id", [])

@@ -1,0 +1,74 @@
+"""write_options validates like the JVM; last_pruning reports what a query skipped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyspark.errors import IllegalArgumentException
+from pyspark.sql import SparkSession, functions as F
+
+import sparkbloom
+from sparkbloom import SparkBloomError
+
+
+def test_write_options_builds_the_option_map() -> None:
+    assert sparkbloom.write_options(["user_id", "contact.email"], fpp=0.001, ndv={"user_id": 5000},
+                                    max_bytes=65536) == {
+        "bloom_filter_columns": "user_id,contact.email",
+        "bloom_filter_fpp": "0.001",
+        "bloom_filter_ndv.user_id": "5000",
+        "bloom_filter_max_bytes": "65536",
+    }
+    assert sparkbloom.write_options(["a"]) == {"bloom_filter_columns": "a"}
+
+
+@pytest.mark.parametrize(
+    "kwargs,jvm_options",
+    [
+        ({"fpp": 1.5}, {"bloom_filter_fpp": "1.5"}),
+        ({"fpp": 0}, {"bloom_filter_fpp": "0"}),
+        ({"ndv": {"id": -3}}, {"bloom_filter_ndv.id": "-3"}),
+        ({"max_bytes": -1}, {"bloom_filter_max_bytes": "-1"}),
+    ],
+)
+def test_write_options_errors_match_the_jvm(
+    spark: SparkSession, tmp_path: Path, kwargs: dict[str, object], jvm_options: dict[str, str]
+) -> None:
+    with pytest.raises(SparkBloomError) as python_error:
+        sparkbloom.write_options(["id"], **kwargs)  # type: ignore[arg-type]
+    target = tmp_path / "t"
+    with pytest.raises(IllegalArgumentException) as jvm_error:
+        spark.range(3).write.options(bloom_filter_columns="id", **jvm_options).parquet(str(target))
+    assert not target.exists()
+    assert isinstance(python_error.value, IllegalArgumentException)
+    assert python_error.value.message in str(jvm_error.value)
+
+
+def test_last_pruning_reports_skipped_files(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "events")
+    (
+        spark.range(0, 20_000, 1, 8)
+        .select(F.col("id").alias("user_id"), F.concat(F.lit("e"), F.col("id")).alias("email"))
+        .orderBy(F.rand(3))
+        .repartition(8)
+        .write.options(**sparkbloom.write_options(["user_id", "email"]))
+        .parquet(path)
+    )
+    assert spark.read.parquet(path).where(F.col("email") == "absent").count() == 0
+    stats = sparkbloom.last_pruning(spark)
+    assert set(stats) == set(sparkbloom.PRUNING_KEYS)
+    assert stats["files_total"] == 8
+    assert stats["files_skipped"] == 8
+    assert stats["row_groups_skipped"] == stats["row_groups_total"] >= 8
+
+    assert spark.sql(f"SELECT count(*) AS n FROM parquet.`{path}` WHERE user_id IN (1, 2, 3)").first()["n"] == 3
+    stats = sparkbloom.last_pruning(spark)
+    assert stats["files_skipped"] >= 8 - 3 - 1
+
+    spark.conf.set("spark.sparkbloom.enabled", "false")
+    try:
+        assert spark.read.parquet(path).where(F.col("user_id") == 7).count() == 1
+        assert sparkbloom.last_pruning(spark)["files_skipped"] == 0
+    finally:
+        spark.conf.unset("spark.sparkbloom.enabled")
