@@ -1,0 +1,123 @@
+"""Shared pieces of the benchmarks: the dataset, the layouts, and measuring a query."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from pyspark.sql import DataFrame, SparkSession, functions as F
+
+import sparkbloom
+
+
+def bench_session(app: str) -> SparkSession:
+    spark = sparkbloom.session(
+        master="local[2]",
+        app_name=app,
+        conf={
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.driver.memory": "6g",
+            "spark.sql.shuffle.partitions": "8",
+            # bytes are measured from the file system's counters: no vectored reads
+            "spark.hadoop.parquet.hadoop.vectored.io.enabled": "false",
+        },
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def dataset(spark: SparkSession, rows: int, user_ids: int, partitions: int) -> DataFrame:
+    """uuid (unique string), user_id (~user_ids distinct), country (~50), amount, payload;
+    shuffled so min/max statistics cannot prune."""
+    h = F.md5(F.col("id").cast("string"))
+    uuid = F.concat_ws("-", h.substr(1, 8), h.substr(9, 4), h.substr(13, 4), h.substr(17, 4), h.substr(21, 12))
+    return (
+        spark.range(0, rows, 1, partitions)
+        .select(
+            uuid.alias("uuid"),
+            ((F.col("id") * 7919) % user_ids).alias("user_id"),
+            F.concat(F.lit("C"), (F.col("id") % 50).cast("string")).alias("country"),
+            (F.col("id") % 10000 / 100.0).alias("amount"),
+            F.sha2(F.col("id").cast("string"), 256).substr(1, 40).alias("payload"),
+        )
+        .repartition(partitions, F.rand(seed=11))
+    )
+
+
+#: Write options of each layout: (a) none, (b)-(d) parquet-java's own, (e) sparkbloom.
+def layouts(ndv_per_row_group: dict[str, int]) -> dict[str, dict[str, str]]:
+    pj = {f"parquet.bloom.filter.enabled#{c}": "true" for c in ("uuid", "user_id")}
+    return {
+        "a_none": {},
+        "b_pj_default": pj,
+        "c_pj_ndv": {**pj, **{f"parquet.bloom.filter.expected.ndv#{c}": str(n) for c, n in ndv_per_row_group.items()}},
+        "d_pj_adaptive": {**pj, "parquet.bloom.filter.adaptive.enabled": "true",
+                          "parquet.bloom.filter.candidates.number": "5"},
+        "e_sparkbloom": sparkbloom.write_options(["uuid", "user_id"]),
+    }
+
+
+def fs_bytes_read(spark: SparkSession) -> int:
+    """Bytes read from the local file system by this JVM (driver and, locally, executors)."""
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    total = 0
+    for stats in jvm.org.apache.hadoop.fs.FileSystem.getAllStatistics():
+        if stats.getScheme() == "file":
+            total += stats.getBytesRead()
+    return int(total)
+
+
+@dataclass
+class Measured:
+    seconds: float
+    tasks: int
+    files_read: int
+    bytes_read: int
+    result: Any
+
+
+def measure(spark: SparkSession, run: Callable[[], DataFrame], repeats: int) -> Measured:
+    """Median wall time of ``repeats`` warm runs, with tasks, files and bytes of the last."""
+    sc = spark.sparkContext
+    run().collect()  # warm-up
+    times = []
+    for i in range(repeats):
+        group = f"bench-{time.monotonic_ns()}-{i}"
+        sc.setJobGroup(group, group)
+        before = fs_bytes_read(spark)
+        start = time.perf_counter()
+        df = run()
+        result = df.collect()
+        times.append(time.perf_counter() - start)
+        read = fs_bytes_read(spark) - before
+        tracker = sc.statusTracker()
+        tasks = 0
+        for job in tracker.getJobIdsForGroup(group):
+            info = tracker.getJobInfo(job)
+            for stage in info.stageIds if info else []:
+                stage_info = tracker.getStageInfo(stage)
+                tasks += stage_info.numTasks if stage_info else 0
+        files = scan_files_read(df)
+    sc.setJobGroup("", "")
+    return Measured(statistics.median(times), tasks, files, read, result)
+
+
+def scan_files_read(df: DataFrame) -> int:
+    """The scans' ``number of files read`` metric of an executed DataFrame."""
+    plan = df._jdf.queryExecution().executedPlan()
+    total = 0
+    nodes = [plan]
+    while nodes:
+        node = nodes.pop()
+        metrics = node.metrics()
+        if metrics.contains("numFiles"):
+            total += int(metrics.apply("numFiles").value())
+        children = node.children()
+        nodes.extend(children.apply(i) for i in range(children.size()))
+        if node.getClass().getSimpleName() == "AdaptiveSparkPlanExec":
+            nodes.append(node.executedPlan())
+    return total

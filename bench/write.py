@@ -1,0 +1,94 @@
+"""Write benchmark: the same dataset written with no filters, with parquet-java's own
+filters (default, ndv-tuned, adaptive) and with sparkbloom on uuid and user_id.
+
+    .venv/bin/python bench/write.py --rows 20000000
+
+Reports write time as a ratio to no filters, filter bytes per column chunk, total filter
+bytes against the spec-optimal size for each chunk's distinct count, and the fpp of the
+written filters (exact for their bits). Writes bench/results/write.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+import sparkbloom
+from common import bench_session, dataset, layouts
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=20_000_000)
+    parser.add_argument("--files", type=int, default=8)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--fpp", type=float, default=0.01)
+    parser.add_argument("--work", default=str(HERE / "results" / "tmp" / "write"))
+    args = parser.parse_args()
+
+    spark = bench_session("sparkbloom-bench-write")
+    jvm = spark.sparkContext._jvm
+    work = Path(args.work)
+    shutil.rmtree(work, ignore_errors=True)
+    data = dataset(spark, args.rows, user_ids=2_000_000, partitions=args.files).cache()
+    data.count()
+    rows_per_file = args.rows // args.files
+    results = {}
+    for name, options in layouts({"uuid": rows_per_file, "user_id": min(rows_per_file, 2_000_000)}).items():
+        times = []
+        for i in range(args.repeats):
+            path = str(work / f"{name}-{i}")
+            start = time.perf_counter()
+            data.write.options(**options).parquet(path)
+            times.append(time.perf_counter() - start)
+        chunks = sparkbloom.inspect(spark, str(work / f"{name}-0"), ["uuid", "user_id"]).collect()
+        per_column = {}
+        for column in ("uuid", "user_id"):
+            mine = [c for c in chunks if c["column"] == column]
+            filtered = [c for c in mine if c["has_filter"]]
+            # uuid is unique, so a chunk's distinct count is its value count; user_id's is
+            # estimated from its filter where one exists.
+            optimal = sum(
+                jvm.sparkbloom.sbbf.FilterSizing.optimalNumBytes(
+                    int(c["num_values"] if column == "uuid" else round(c["estimated_ndv"])), args.fpp, 32, 2**31 - 32)
+                for c in filtered
+            )
+            written = sum(c["filter_bytes"] for c in filtered)
+            per_column[column] = {
+                "chunks": len(mine),
+                "chunks_with_filter": len(filtered),
+                "filter_bytes_per_chunk": written / len(filtered) if filtered else 0,
+                "filter_bytes_vs_optimal": written / optimal if optimal else None,
+                "mean_fpp": statistics.mean(c["estimated_fpp"] for c in filtered) if filtered else None,
+            }
+        results[name] = {"seconds": statistics.median(times), "columns": per_column}
+        print(name, json.dumps(results[name]), flush=True)
+    base = results["a_none"]["seconds"]
+    for name, r in results.items():
+        r["throughput_vs_none"] = base / r["seconds"]
+    out = HERE / "results" / "write.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"rows": args.rows, "files": args.files, "results": results}, indent=2))
+    print("\n| layout | write time | throughput vs none | uuid bytes/chunk | uuid bytes vs optimal | uuid fpp |"
+          " user_id bytes/chunk | user_id bytes vs optimal | user_id fpp |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, r in results.items():
+        u, k = r["columns"]["uuid"], r["columns"]["user_id"]
+
+        def fmt(v: object) -> str:
+            return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+        print(f"| {name} | {r['seconds']:.2f}s | {r['throughput_vs_none']:.2f}x | {fmt(u['filter_bytes_per_chunk'])} |"
+              f" {fmt(u['filter_bytes_vs_optimal'])} | {fmt(u['mean_fpp'])} | {fmt(k['filter_bytes_per_chunk'])} |"
+              f" {fmt(k['filter_bytes_vs_optimal'])} | {fmt(k['mean_fpp'])} |")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
