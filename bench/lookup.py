@@ -75,7 +75,7 @@ def main() -> None:
 
 
 def print_table(results: dict[str, dict[str, dict[str, float]]]) -> None:
-    names = list(results)
+    names = sorted(results)
     queries = list(results[names[0]])
     print("\n| query | " + " | ".join(names) + " | (e) vs (a) |")
     print("|---" * (len(names) + 2) + "|")

@@ -93,17 +93,22 @@ final class SplitBlockBloomFilter private (private[sbbf] val words: Array[Int]) 
   }
 
   /**
-   * The smallest fold of this filter (over the divisors of its block count, at least
-   * `minBlocks`) whose false-positive probability, measured on its own bits, is at most
-   * `targetFpp`. Returns a copy of this filter when no fold meets the target.
+   * The smallest fold of this filter (over the divisors of its block count within
+   * `[minBlocks, maxBlocks]`) whose false-positive probability, measured on its own bits,
+   * is at most `targetFpp`; the largest allowed fold when none meets the target (the
+   * ceiling wins over the fpp, as in parquet-java).
    */
-  def foldedToFpp(targetFpp: Double, minBlocks: Int = 1): SplitBlockBloomFilter = {
+  def foldedToFpp(targetFpp: Double, minBlocks: Int = 1, maxBlocks: Int = Int.MaxValue): SplitBlockBloomFilter = {
     require(targetFpp > 0 && targetFpp < 1, s"fpp must be strictly between 0 and 1, got $targetFpp")
-    val candidates = divisors(numBlocks).filter(_ >= minBlocks)
+    val allowed = divisors(numBlocks).filter(d => d <= maxBlocks)
+    val candidates = allowed.filter(_ >= minBlocks) match {
+      case Seq() => IndexedSeq(allowed.last)
+      case some => some
+    }
     // The fpp of a fold grows as the fold gets smaller; binary search over the sorted
     // divisors for the smallest that still meets the target.
     var lo = 0
-    var hi = candidates.length - 1 // numBlocks itself: the fallback
+    var hi = candidates.length - 1 // the largest allowed: the fallback
     while (lo < hi) {
       val mid = (lo + hi) >>> 1
       if (FilterEstimates.foldedFpp(this, candidates(mid)) <= targetFpp) hi = mid else lo = mid + 1

@@ -9,11 +9,13 @@ import sparkbloom.sbbf.{FilterSizing, SplitBlockBloomFilter}
  * Values go into a filter of `startBlocks` blocks; at the end it is folded to the smallest
  * block count that divides `startBlocks` and still meets the fpp, measured on its own bits
  * (folding is exact: the result equals a filter built at that size from the same hashes).
- * `startBlocks` is chosen with many divisors so that the fold can land close to the
- * optimal size rather than on the next power of two.
+ * `startBlocks` is chosen with many divisors, and up to four times the ceiling, so that
+ * the fold can land close to the optimal size (folding only divides the block count, so
+ * a start at the ceiling could not land between it and half of it).
  */
 final class ColumnFilterBuilder(column: BloomColumn, maxBytes: Int) {
   private val startBlocks: Int = ColumnFilterBuilder.startBlocks(column, maxBytes)
+  private val maxBlocks: Int = math.max(1, maxBytes / SplitBlockBloomFilter.BytesPerBlock)
   private var filter: SplitBlockBloomFilter = null
   private var values: Long = 0
 
@@ -27,7 +29,7 @@ final class ColumnFilterBuilder(column: BloomColumn, maxBytes: Int) {
   def finish(): SplitBlockBloomFilter = {
     val result =
       if (filter == null) SplitBlockBloomFilter.withBlocks(1)
-      else filter.foldedToFpp(column.fpp)
+      else filter.foldedToFpp(column.fpp, maxBlocks = maxBlocks)
     filter = null
     values = 0
     result
@@ -36,17 +38,22 @@ final class ColumnFilterBuilder(column: BloomColumn, maxBytes: Int) {
 
 object ColumnFilterBuilder {
 
+  /** The most memory one column's filter may take while a row group is written. */
+  val MaxCollectBytes: Int = 8 * 1024 * 1024
+
   /**
-   * The block count to collect into: the number under the ceiling (and, with an ndv hint,
-   * under 4x the hint's optimal size) with the most divisors, the largest among equals.
+   * The block count to collect into: the number with the most divisors (the largest
+   * among equals) at or below 4x the ceiling, at most [[MaxCollectBytes]] (but never below
+   * the ceiling), and with an ndv hint at most 4x the hint's optimal size.
    */
   def startBlocks(column: BloomColumn, maxBytes: Int): Int = {
-    val ceiling = maxBytes / SplitBlockBloomFilter.BytesPerBlock
+    val ceiling = math.max(1L, maxBytes.toLong / SplitBlockBloomFilter.BytesPerBlock)
+    val collect = math.max(ceiling, math.min(4 * ceiling, MaxCollectBytes.toLong / SplitBlockBloomFilter.BytesPerBlock))
     val limit = column.ndvHint match {
-      case Some(ndv) => math.min(ceiling.toLong, 4 * FilterSizing.optimalNumBlocks(ndv, column.fpp)).toInt
-      case None => ceiling
+      case Some(ndv) => math.min(collect, math.max(1L, 4 * FilterSizing.optimalNumBlocks(ndv, column.fpp)))
+      case None => collect
     }
-    mostDivisible(math.max(limit, 1))
+    mostDivisible(limit.toInt)
   }
 
   /** Products of small primes, the richest in divisors at or below `limit`. */

@@ -74,4 +74,28 @@ class PruningSuite extends AnyFunSuite with SparkSessionSuite {
       assert(filesRead(df) == 20)
     } finally spark.conf.unset("spark.sparkbloom.pruning.files")
   }
+
+  test("a file rewritten in place is judged by its new filter") {
+    val base = Files.createTempDirectory("sparkbloom-rewrite").toString
+    spark.range(0, 1000, 1, 1).write.option("bloom_filter_columns", "id").parquet(base + "/a")
+    spark.range(5000, 6000, 1, 1).write.option("bloom_filter_columns", "id").parquet(base + "/b")
+    val target = sparkbloom.ParquetFiles.dataFiles(base + "/a").head
+    assert(spark.read.parquet(base + "/a").where(col("id") === 5500L).count() == 0)
+    assert(stats()("files_skipped") == 1)
+    val replacement = sparkbloom.ParquetFiles.dataFiles(base + "/b").head
+    Files.copy(replacement.toPath, target.toPath, java.nio.file.StandardCopyOption.REPLACE_EXISTING)
+    target.setLastModified(target.lastModified() + 5000)
+    new java.io.File(target.getParent, "." + target.getName + ".crc").delete()
+    assert(spark.read.parquet(base + "/a").where(col("id") === 5500L).count() == 1)
+  }
+
+  test("partitioned catalog tables: partition pruning first, then files") {
+    spark.range(0, 4000, 1, 4).select(col("id").as("k"), (col("id") % 4).as("p"))
+      .write.partitionBy("p").option("bloom_filter_columns", "k").saveAsTable("prune_parts")
+    assert(spark.sql("SELECT count(*) FROM prune_parts WHERE p = 1 AND k = 5").head().getLong(0) == 1)
+    val s = stats()
+    assert(s("files_total") <= 4, s) // only partition p=1's files were judged
+    assert(s("files_skipped") >= s("files_total") - 1)
+    assert(spark.sql("SELECT count(*) FROM prune_parts WHERE k IN (1, 2, 3, 99999)").head().getLong(0) == 3)
+  }
 }

@@ -51,7 +51,7 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       spark.range(0, n, 1, 1).write.option("bloom_filter_columns", "id").parquet(path)
       val chunk = filteredChunks(path, "id").head
       val bytes = chunk.filter.get.getBitsetSize
-      val optimal = FilterSizing.optimalNumBytes(n, 0.01)
+      val optimal = FilterSizing.optimalNumBytes(n, sparkbloom.SparkBloomConf.DefaultWriteFpp)
       assert(bytes >= optimal && bytes <= 2 * optimal, s"n=$n: $bytes bytes, optimal $optimal")
       info(s"$n distinct values: $bytes bytes, optimal $optimal (${bytes.toDouble / optimal}x)")
     }

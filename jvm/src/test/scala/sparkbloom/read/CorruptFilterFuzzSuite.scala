@@ -1,0 +1,143 @@
+package sparkbloom.read
+
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, File}
+import java.nio.{ByteBuffer, ByteOrder}
+import java.nio.file.Files
+
+import scala.jdk.CollectionConverters._
+import scala.util.Random
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.parquet.format.{FileMetaData, Util}
+import org.apache.spark.sql.functions._
+import org.apache.spark.sql.types.LongType
+import org.scalatest.funsuite.AnyFunSuite
+
+import sparkbloom.{ParquetFiles, SparkSessionSuite}
+import sparkbloom.catalyst.PointPredicate
+import sparkbloom.sbbf.BloomFilterHeaderCodec
+
+/**
+ * A filter that is wrong must never make a query wrong. Real files are mutated (filter
+ * headers, `bloom_filter_offset`, `bloom_filter_length`, truncation), seeded and
+ * reproducible; for every mutation the driver must keep every file for a value it holds,
+ * without an exception escaping. Corruption that leaves a valid-looking filter (a changed
+ * `numBytes` in a file without `bloom_filter_length`) cannot be detected by any reader and
+ * is not counted.
+ */
+class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
+
+  private val seed = sys.env.getOrElse("SPARKBLOOM_FUZZ_SEED", "7").toLong
+  private val cases = sys.env.getOrElse("SPARKBLOOM_FUZZ_CASES", "300").toInt
+
+  private lazy val original: (Array[Byte], Seq[Long]) = {
+    val dir = Files.createTempDirectory("fuzz-src").toString + "/t"
+    spark.range(0, 3000, 1, 1).select(col("id").as("k"), (col("id") * 13 % 3000).as("v"))
+      .orderBy(rand(3)).coalesce(1)
+      .write.option("bloom_filter_columns", "k,v").option("parquet.block.size", 8192).parquet(dir)
+    val file = ParquetFiles.dataFiles(dir).head
+    (Files.readAllBytes(file.toPath), Seq(0L, 1L, 1499L, 2999L))
+  }
+
+  private def footerOf(bytes: Array[Byte]): (Int, FileMetaData) = {
+    val length = ByteBuffer.wrap(bytes, bytes.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt
+    val start = bytes.length - 8 - length
+    (start, Util.readFileMetaData(new ByteArrayInputStream(bytes, start, length)))
+  }
+
+  private def withFooter(bytes: Array[Byte], start: Int, footer: FileMetaData): Array[Byte] = {
+    val out = new ByteArrayOutputStream()
+    out.write(bytes, 0, start)
+    val serialized = new ByteArrayOutputStream()
+    Util.writeFileMetaData(footer, serialized)
+    out.write(serialized.toByteArray)
+    out.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(serialized.size).array())
+    out.write("PAR1".getBytes)
+    out.toByteArray
+  }
+
+  /** A mutated copy of the file, and whether the mutation is undetectable (not counted). */
+  private def mutate(rnd: Random, bytes: Array[Byte]): (Array[Byte], Boolean) = {
+    val (start, footer) = footerOf(bytes)
+    val chunks = footer.getRow_groups.asScala.flatMap(_.getColumns.asScala.map(_.getMeta_data))
+      .filter(_.isSetBloom_filter_offset).toIndexedSeq
+    val target = chunks(rnd.nextInt(chunks.size))
+    val offset = target.getBloom_filter_offset.toInt
+    val interesting = Seq(-1L, 0L, 1L, 31L, 33L, Int.MaxValue.toLong, Int.MinValue.toLong, bytes.length.toLong,
+      bytes.length + 100L, (bytes.length - 10).toLong)
+    rnd.nextInt(6) match {
+      case 0 => // flip bytes of a header; detectable while bloom_filter_length is there
+        val copy = bytes.clone()
+        (0 to rnd.nextInt(3)).foreach(_ => copy(offset + rnd.nextInt(12)) = rnd.nextInt(256).toByte)
+        (copy, false)
+      case 1 => // bloom_filter_length changed
+        target.setBloom_filter_length(if (rnd.nextBoolean()) interesting(rnd.nextInt(interesting.size)).toInt
+          else target.getBloom_filter_length + rnd.nextInt(65) - 32)
+        (withFooter(bytes, start, footer), false)
+      case 2 => // bloom_filter_offset changed
+        target.setBloom_filter_offset(if (rnd.nextBoolean()) interesting(rnd.nextInt(interesting.size))
+          else rnd.nextInt(bytes.length).toLong)
+        (withFooter(bytes, start, footer), false)
+      case 3 => // an old file without bloom_filter_length, header bytes flipped
+        chunks.foreach(_.unsetBloom_filter_length())
+        val copy = withFooter(bytes, start, footer)
+        val before = BloomFilterHeaderCodec.decode(copy, offset, 64)
+        (0 to rnd.nextInt(3)).foreach(_ => copy(offset + rnd.nextInt(12)) = rnd.nextInt(256).toByte)
+        val after = BloomFilterHeaderCodec.decode(copy, offset, 64)
+        val undetectable = after.isRight && after.map(_.numBytes) != before.map(_.numBytes)
+        (copy, undetectable)
+      case 4 => // unknown algorithm / hash / compression member ids
+        val copy = bytes.clone()
+        val unions = (offset until offset + 16).filter(i => copy(i) == 0x1c && copy(i + 1) == 0x1c)
+        copy(unions(rnd.nextInt(unions.size)) + 1) = 0x2c
+        (copy, false)
+      case _ => // the file cut short inside the filters
+        (bytes.take(offset + rnd.nextInt(math.max(1, bytes.length - offset))), false)
+    }
+  }
+
+  test(s"$cases seeded mutations of filter headers, offsets and lengths never lose a row (seed $seed)") {
+    val (bytes, present) = original
+    val rnd = new Random(seed)
+    val dir = Files.createTempDirectory("fuzz").toFile
+    val conf = new Configuration()
+    var counted = 0
+    for (i <- 0 until cases) {
+      val (mutated, undetectable) = mutate(rnd, bytes)
+      val file = new File(dir, s"case-$i.parquet")
+      Files.write(file.toPath, mutated)
+      val fs = new Path(file.toURI).getFileSystem(conf)
+      val fileStatus = fs.getFileStatus(new Path(file.toURI))
+      val pruner = new FilePruner(conf, new ProbeCache(1 << 20), caseSensitive = false,
+        legacyCalendarSession = false, parallelism = 1)
+      for (column <- Seq("k", "v"); value <- present) {
+        val verdict = pruner.judge(Seq(fileStatus), PointPredicate.ColumnIn(Seq(column), LongType, Seq(value))).head
+        if (!undetectable) assert(verdict.keep, s"case $i: file dropped for $column = $value")
+      }
+      if (!undetectable) counted += 1
+    }
+    info(s"$counted of $cases mutations counted")
+    assert(counted > cases / 2)
+  }
+
+  test("queries over corrupt files return exactly the rows vanilla Spark returns") {
+    val (bytes, _) = original
+    val rnd = new Random(seed + 1)
+    val dir = Files.createTempDirectory("fuzz-query").toFile
+    (0 until 12).foreach { i =>
+      val (mutated, undetectable) = mutate(rnd, bytes)
+      if (!undetectable) Files.write(new File(dir, s"part-$i.parquet").toPath, mutated)
+    }
+    val path = dir.getPath
+    for (p <- Seq(col("k") === 17L, col("v").isin(0L, 13L, 5000L), col("k") === 99999L)) {
+      def run(enabled: Boolean): Seq[String] = {
+        spark.conf.set("spark.sparkbloom.enabled", enabled.toString)
+        try scala.util.Try(spark.read.parquet(path).where(p).collect().map(_.toString).sorted.toSeq)
+          .fold(e => Seq(s"error: ${e.getClass.getSimpleName}"), identity)
+        finally spark.conf.unset("spark.sparkbloom.enabled")
+      }
+      assert(run(enabled = true) == run(enabled = false), p.toString)
+    }
+  }
+}
