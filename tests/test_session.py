@@ -40,3 +40,15 @@ def test_configure_keeps_what_the_user_set() -> None:
     assert options["spark.jars"] == f"/x.jar,{sparkbloom.jar_path()}"
     again = sparkbloom.configure(configured)._options  # type: ignore[attr-defined]
     assert again["spark.sql.extensions"] == f"a.B,{sparkbloom.EXTENSION_CLASS}"
+
+
+def test_package_is_mypy_clean() -> None:
+    import subprocess
+    import sys
+
+    package = Path(sparkbloom.__file__).resolve().parent
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(package.parent / "pyproject.toml"), str(package)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -2,7 +2,7 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomPruningRule, BloomWriteRule}
+import sparkbloom.catalyst.{BloomPruningRule, BloomWriteRule, InspectionTableFunctions}
 
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.
@@ -14,5 +14,7 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectPostHocResolutionRule(BloomWriteRule)
     extensions.injectPreCBORule(BloomPruningRule)
+    extensions.injectTableFunction(InspectionTableFunctions.inspect)
+    extensions.injectTableFunction(InspectionTableFunctions.probe)
   }
 }

@@ -20,6 +20,8 @@ trait SparkSessionSuite extends BeforeAndAfterAll { self: Suite =>
       .config("spark.ui.enabled", "false")
       .config("spark.sql.shuffle.partitions", "4")
       .config("spark.sql.extensions", SparkBloom.ExtensionClass)
+      // a fresh warehouse per suite: tables never collide with an earlier run's
+      .config("spark.sql.warehouse.dir", java.nio.file.Files.createTempDirectory("sparkbloom-warehouse").toString)
     sessionConf.foreach { case (k, v) => builder.config(k, v) }
     sessionOrNull = builder.getOrCreate()
   }

@@ -46,15 +46,17 @@ final class FilePruner(
     val verdicts = new Array[FileVerdict](files.length)
     var next = 0
     var helped = false
-    val wave = math.max(64, parallelism * 8)
+    // A small first wave decides whether probing pays; the rest go in large waves.
+    var wave = math.max(8, parallelism)
     while (next < files.length) {
       val batch = next until math.min(files.length, next + wave)
+      wave = math.max(64, parallelism * 8)
       val results = runAll(batch.map(i => () => judgeFile(files(i), predicate)))
       batch.zip(results).foreach { case (i, v) => verdicts(i) = v }
       helped ||= results.exists(_.ruledOut > 0)
       next = batch.end
-      // A first wave in which nothing at all was ruled out says the filters cannot help
-      // this predicate (no filters, or values everywhere): keep the rest unread.
+      // A first wave in which no row group at all was ruled out says the filters cannot
+      // help this predicate (no filters, or the values are everywhere): keep the rest.
       if (!helped && next < files.length) {
         (next until files.length).foreach(i => verdicts(i) = FileVerdict(files(i), -1, IndexedSeq.empty))
         next = files.length

@@ -120,21 +120,14 @@ object BloomFilterHeaderCodec {
       var algorithm: Option[Int] = None
       var hash: Option[Int] = None
       var compression: Option[Int] = None
-      var lastId = 0
-      var done = false
-      while (!done) {
-        val (fieldType, id) = fieldHeader(lastId)
-        if (fieldType == TStop) done = true
-        else {
-          lastId = id
-          (id, fieldType) match {
-            case (1, TI32) => numBytes = Some(zigzagI32())
-            case (2, TStruct) => algorithm = Some(unionMember())
-            case (3, TStruct) => hash = Some(unionMember())
-            case (4, TStruct) => compression = Some(unionMember())
-            case (1 | 2 | 3 | 4, other) => fail(s"field $id has thrift type $other")
-            case (_, other) => skip(other, 0)
-          }
+      forEachField { (id, fieldType) =>
+        (id, fieldType) match {
+          case (1, TI32) => numBytes = Some(zigzagI32())
+          case (2, TStruct) => algorithm = Some(unionMember())
+          case (3, TStruct) => hash = Some(unionMember())
+          case (4, TStruct) => compression = Some(unionMember())
+          case (1 | 2 | 3 | 4, other) => fail(s"field $id has thrift type $other")
+          case (_, other) => skip(other, 0)
         }
       }
       val headerLength = pos - start
@@ -154,20 +147,26 @@ object BloomFilterHeaderCodec {
       }
     }
 
+    /** Calls `onField(id, type)` for each field of the struct being read, up to its stop. */
+    private def forEachField(onField: (Int, Int) => Unit): Unit = {
+      var lastId = 0
+      var (fieldType, id) = fieldHeader(lastId)
+      while (fieldType != TStop) {
+        lastId = id
+        onField(id, fieldType)
+        val next = fieldHeader(lastId)
+        fieldType = next._1
+        id = next._2
+      }
+    }
+
     /** Reads a union struct and returns the id of its one member (0 if it has none). */
     private def unionMember(): Int = {
       var member = 0
-      var lastId = 0
-      var done = false
-      while (!done) {
-        val (fieldType, id) = fieldHeader(lastId)
-        if (fieldType == TStop) done = true
-        else {
-          lastId = id
-          if (member != 0) fail("union has more than one member")
-          member = id
-          skip(fieldType, 1)
-        }
+      forEachField { (id, fieldType) =>
+        if (member != 0) fail("union has more than one member")
+        member = id
+        skip(fieldType, 1)
       }
       member
     }
@@ -181,13 +180,7 @@ object BloomFilterHeaderCodec {
         case TI64 => varint(10)
         case TDouble => skipBytes(8)
         case TBinary => skipBytes(varint(5))
-        case TStruct =>
-          var lastId = 0
-          var done = false
-          while (!done) {
-            val (t, id) = fieldHeader(lastId)
-            if (t == TStop) done = true else { lastId = id; skip(t, depth + 1) }
-          }
+        case TStruct => forEachField((_, t) => skip(t, depth + 1))
         case TList | TSet =>
           val sizeAndType = byte()
           val size = if ((sizeAndType >>> 4) == 15) varint(5) else (sizeAndType >>> 4).toLong

@@ -1,0 +1,49 @@
+package sparkbloom.catalyst
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.FunctionIdentifier
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+import sparkbloom.{Inspection, SparkBloomException}
+
+/**
+ * `SELECT * FROM sparkbloom_inspect('path')` and
+ * `SELECT * FROM sparkbloom_probe('path', 'column', value, ...)`: the Python helpers for
+ * SQL-only users. Arguments must be constants; the files are read when the query is
+ * analyzed, and the result is a local relation.
+ */
+object InspectionTableFunctions {
+
+  type Builder = Seq[Expression] => LogicalPlan
+
+  val inspect: (FunctionIdentifier, ExpressionInfo, Builder) = (
+    FunctionIdentifier("sparkbloom_inspect"),
+    info("sparkbloom_inspect", "_FUNC_(path[, 'col1,col2']) - one row per file, row group and column: its Bloom filter"),
+    args => {
+      if (args.isEmpty || args.size > 2) fail("sparkbloom_inspect takes a path and optionally a comma-separated column list")
+      val columns = args.lift(1).map(a => java.util.Arrays.asList(constant(a, "columns").split(",").map(_.trim): _*))
+      Inspection.inspect(SparkSession.active, constant(args.head, "path"), columns.orNull).queryExecution.analyzed
+    })
+
+  val probe: (FunctionIdentifier, ExpressionInfo, Builder) = (
+    FunctionIdentifier("sparkbloom_probe"),
+    info("sparkbloom_probe", "_FUNC_(path, column, value[, value...]) - per row group: could the value be there?"),
+    args => {
+      if (args.size < 3) fail("sparkbloom_probe takes a path, a column and at least one value")
+      val values = args.drop(2).map { a =>
+        if (!a.foldable) fail(s"sparkbloom_probe values must be constants, got ${a.sql}")
+        org.apache.spark.sql.catalyst.CatalystTypeConverters.convertToScala(a.eval(), a.dataType).asInstanceOf[Object]
+      }
+      Inspection.mightContain(SparkSession.active, constant(args.head, "path"), constant(args(1), "column"),
+        java.util.Arrays.asList(values: _*)).queryExecution.analyzed
+    })
+
+  private def constant(e: Expression, what: String): String =
+    if (e.foldable && e.eval() != null) e.eval().toString else fail(s"the $what must be a constant string, got ${e.sql}")
+
+  private def fail(message: String): Nothing = throw new SparkBloomException(message)
+
+  private def info(name: String, usage: String): ExpressionInfo =
+    new ExpressionInfo(getClass.getName, null, name, usage, "")
+}

@@ -1,0 +1,59 @@
+"""The sparkbloom CLI and the SQL table functions, on real files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession, functions as F
+
+import sparkbloom
+
+CLI = [str(Path(sys.executable).parent / "sparkbloom")]
+
+
+@pytest.fixture(scope="module")
+def table(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = str(tmp_path_factory.mktemp("cli") / "t")
+    spark.range(0, 3000, 1, 3).select(F.col("id").alias("k"), F.lit("x").alias("flat")).write.options(
+        **sparkbloom.write_options(["k"])).parquet(path)
+    return path
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(CLI + list(args), capture_output=True, text=True, timeout=300)
+
+
+def test_cli_inspect_and_probe(table: str) -> None:
+    inspected = run("inspect", table, "--json")
+    assert inspected.returncode == 0, inspected.stderr[-2000:]
+    summary = {s["column"]: s for s in json.loads(inspected.stdout)}
+    assert summary["k"]["coverage"] == 1.0 and summary["k"]["files"] == 3
+    assert summary["flat"]["with_filter"] == 0
+    table_out = run("inspect", table, "--columns", "k")
+    assert table_out.returncode == 0 and "coverage" in table_out.stdout and " k " in table_out.stdout
+
+    found = run("probe", table, "k", "42", "99999999")
+    assert found.returncode == 0, found.stderr[-2000:]
+    assert "42: may be in" in found.stdout
+    none = run("probe", table, "k", "99999999", "-5")
+    assert none.returncode == 1, none.stdout + none.stderr[-2000:]
+    error = run("probe", table + "-missing", "k", "1")
+    assert error.returncode == 2 and "does not exist" in error.stderr
+
+
+def test_sql_table_functions(spark: SparkSession, table: str) -> None:
+    rows = spark.sql(f"SELECT * FROM sparkbloom_inspect('{table}') WHERE column = 'k'").collect()
+    assert len(rows) == 3 and all(r["has_filter"] for r in rows)
+    only = spark.sql(f"SELECT DISTINCT column FROM sparkbloom_inspect('{table}', 'flat')").collect()
+    assert [r["column"] for r in only] == ["flat"]
+    probe = spark.sql(f"SELECT * FROM sparkbloom_probe('{table}', 'k', 42, 99999999)").collect()
+    by_value: dict[str, list[bool]] = {}
+    for r in probe:
+        by_value.setdefault(r["value"], []).append(r["might_contain"])
+    assert any(by_value["42"]) and not any(by_value["99999999"])
+    with pytest.raises(Exception, match="at least one value"):
+        spark.sql(f"SELECT * FROM sparkbloom_probe('{table}', 'k')").collect()
