@@ -1,0 +1,60 @@
+"""Renders bench/results/lookup.json (written by bench/lookup.py) to a PNG chart.
+
+    python examples/render_bench_chart.py [output_dir]
+
+Writes lookup.png into output_dir (default: bench/results), the chart the README shows.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+LABELS = {
+    "a_none": "(a) no filters",
+    "b_pj_default": "(b) parquet-java default",
+    "c_pj_ndv": "(c) parquet-java ndv-tuned",
+    "d_pj_adaptive": "(d) parquet-java adaptive",
+    "e_sparkbloom": "(e) sparkbloom",
+}
+
+
+def render(results_file: Path, out: Path) -> Path:
+    data = json.loads(results_file.read_text())
+    results = data["results"]
+    layouts = [name for name in LABELS if name in results]
+    queries = list(results[layouts[0]])
+    width = 0.8 / len(layouts)
+    fig, ax = plt.subplots(figsize=(12, 5))
+    for i, layout in enumerate(layouts):
+        xs = [q + i * width for q in range(len(queries))]
+        ax.bar(xs, [results[layout][q]["seconds"] for q in queries], width, label=LABELS[layout])
+    ax.set_xticks([q + 0.4 - width / 2 for q in range(len(queries))])
+    ax.set_xticklabels(queries, rotation=20, ha="right")
+    ax.set_ylabel("seconds (median of warm runs)")
+    ax.set_title(f"sparkbloom lookup benchmark: {data['rows']:,} rows in {data['files']} files")
+    ax.legend()
+    fig.tight_layout()
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "lookup.png"
+    fig.savefig(target, dpi=100)
+    return target
+
+
+def main(out_dir: str | None) -> None:
+    results_file = ROOT / "bench" / "results" / "lookup.json"
+    if not results_file.exists():
+        raise SystemExit(f"no benchmark results at {results_file}: run bench/lookup.py first")
+    target = render(results_file, Path(out_dir) if out_dir else ROOT / "bench" / "results")
+    print(f"sparkbloom benchmark chart written to {target}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else None)
