@@ -10,7 +10,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
 import sparkbloom.SparkBloomConf
-import sparkbloom.read.{FilePruner, ProbeCache, PruningStats}
+import sparkbloom.read.{FilePruner, ProbeCache, PruningStats, RowGroupSelection}
 
 /**
  * A scan's file listing with Bloom-filter pruning: the files its delegate lists (after
@@ -50,9 +50,17 @@ final class BloomPruningFileIndex(
     val files = listed.flatMap(_.files.map(_.fileStatus))
     val verdicts = pruner.judge(files, predicate.get)
     val keepFiles = !SparkBloomConf.pruneFiles(conf)
-    val kept = verdicts.filter(v => keepFiles || v.keep).map(_.status.getPath).toSet
-    val result = listed.map(dir => dir.copy(files = dir.files.filter(f => kept(f.fileStatus.getPath))))
-      .filter(_.files.nonEmpty)
+    val kept = verdicts.filter(v => keepFiles || v.keep).map(v => v.status.getPath -> v).toMap
+    val selectRowGroups = SparkBloomConf.pruneRowGroups(conf)
+    val result = listed.map { dir =>
+      dir.copy(files = dir.files.flatMap { f =>
+        kept.get(f.fileStatus.getPath).map { verdict =>
+          RowGroupSelection.of(verdict).filter(_ => selectRowGroups)
+            .map(selection => f.copy(metadata = f.metadata + (RowGroupSelection.MetadataKey -> selection)))
+            .getOrElse(f)
+        }
+      })
+    }.filter(_.files.nonEmpty)
     val judged = verdicts.filter(_.rowGroups >= 0)
     record(PruningStats(
       filesTotal = files.size,

@@ -16,8 +16,15 @@ import org.slf4j.LoggerFactory
 
 import sparkbloom.catalyst.PointPredicate
 
-/** The driver's verdict on one file: which row groups may hold a match. */
-final case class FileVerdict(status: FileStatus, rowGroups: Int, mayMatch: IndexedSeq[Boolean]) {
+/**
+ * The driver's verdict on one file: which row groups may hold a match, and the byte
+ * ranges (start, length) of those that may, for reading only them.
+ */
+final case class FileVerdict(
+    status: FileStatus,
+    rowGroups: Int,
+    mayMatch: IndexedSeq[Boolean],
+    ranges: IndexedSeq[(Long, Long)] = IndexedSeq.empty) {
   /** A file is read unless it was judged, has row groups, and every one is ruled out. */
   def keep: Boolean = rowGroups <= 0 || mayMatch.exists(identity)
   def ruledOut: Int = mayMatch.count(!_)
@@ -104,7 +111,9 @@ final class FilePruner(
           }
           lookup
         })
-      FileVerdict(status, footer.rowGroups.size, footer.rowGroups.map(judge.mayMatch(_, predicate)))
+      val mayMatch = footer.rowGroups.map(judge.mayMatch(_, predicate))
+      FileVerdict(status, footer.rowGroups.size, mayMatch,
+        footer.rowGroups.map(rg => (rg.startingPos, rg.compressedSize)))
     } finally file.close()
   }
 

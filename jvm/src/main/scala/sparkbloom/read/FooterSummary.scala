@@ -28,7 +28,16 @@ final case class ChunkSummary(
   def hasFilter: Boolean = filterOffset >= 0
 }
 
-final case class RowGroupSummary(ordinal: Int, rowCount: Long, columns: Map[String, ChunkSummary])
+/**
+ * One row group: its columns, and the byte range `[startingPos, startingPos + compressedSize)`
+ * whose midpoint parquet-java uses to assign it to exactly one split of the file.
+ */
+final case class RowGroupSummary(
+    ordinal: Int,
+    rowCount: Long,
+    startingPos: Long,
+    compressedSize: Long,
+    columns: Map[String, ChunkSummary])
 
 /** The part of a footer that pruning needs, small enough to cache for many files. */
 final case class FooterSummary(
@@ -48,7 +57,7 @@ object FooterSummary {
 
   def apply(footer: ParquetMetadata): FooterSummary = {
     val rowGroups = footer.getBlocks.asScala.toIndexedSeq.zipWithIndex.map { case (block, i) =>
-      RowGroupSummary(i, block.getRowCount,
+      RowGroupSummary(i, block.getRowCount, block.getStartingPos, block.getCompressedSize,
         block.getColumns.asScala.map(c => c.getPath.toDotString -> chunk(c)).toMap)
     }
     val kv = Option(footer.getFileMetaData.getKeyValueMetaData).map(_.asScala.toMap).getOrElse(Map.empty)

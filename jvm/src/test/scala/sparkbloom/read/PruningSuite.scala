@@ -98,4 +98,26 @@ class PruningSuite extends AnyFunSuite with SparkSessionSuite {
     assert(s("files_skipped") >= s("files_total") - 1)
     assert(spark.sql("SELECT count(*) FROM prune_parts WHERE k IN (1, 2, 3, 99999)").head().getLong(0) == 3)
   }
+
+  test("in a file that is read, only the row groups that may match are read") {
+    val path = Files.createTempDirectory("sparkbloom-rowgroups").toString + "/t"
+    spark.range(0, 60000, 1, 1).select(col("id").as("k"), sha2(col("id").cast("string"), 256).as("pad"))
+      .orderBy(rand(5)).coalesce(1)
+      .write.option("bloom_filter_columns", "k").option("parquet.block.size", 256 * 1024).parquet(path)
+    val df = spark.read.parquet(path).where(col("k") === 4242L)
+    assert(df.collect().map(_.getLong(0)).toSeq == Seq(4242L))
+    val s = stats()
+    assert(s("files_skipped") == 0 && s("row_groups_total") > 5, s)
+    assert(s("row_groups_skipped") >= s("row_groups_total") - 2, s)
+    val scanned = df.queryExecution.executedPlan.collectFirst { case scan: FileSourceScanExec =>
+      scan.metrics("numOutputRows").value
+    }.get
+    val rowsPerGroup = 60000 / s("row_groups_total")
+    assert(scanned <= 2 * rowsPerGroup + 1000, s"scan produced $scanned rows; a row group holds ~$rowsPerGroup")
+    spark.conf.set("spark.sparkbloom.pruning.rowGroups", "false")
+    try {
+      val all = spark.read.parquet(path).where(col("k") === 4242L)
+      assert(all.count() == 1)
+    } finally spark.conf.unset("spark.sparkbloom.pruning.rowGroups")
+  }
 }
