@@ -1,0 +1,76 @@
+"""Planning at scale: a table of many small files, pruned on the driver cold (empty
+cache) and warm (cached footers and filters); driver heap and cache size after each.
+
+    .venv/bin/python bench/planning.py --files 10000
+
+Writes bench/results/planning.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import time
+from pathlib import Path
+
+from pyspark.sql import functions as F
+
+import sparkbloom
+from common import bench_session
+
+HERE = Path(__file__).resolve().parent
+# inside every file's min/max range ("v0".."v19999"), so the Bloom filters must be read
+ABSENT = "v1234x"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--rows-per-file", type=int, default=200)
+    parser.add_argument("--work", default=str(HERE / "results" / "tmp" / "planning"))
+    args = parser.parse_args()
+    spark = bench_session("sparkbloom-bench-planning")
+    jvm = spark.sparkContext._jvm
+    work = Path(args.work)
+    shutil.rmtree(work, ignore_errors=True)
+    # 100 distinct small files written by Spark, copied to reach the file count quickly.
+    seed = work / "seed"
+    (spark.range(0, 100 * args.rows_per_file, 1, 100)
+     .select(F.col("id").alias("k"), F.concat(F.lit("v"), F.col("id")).alias("s"))
+     .write.options(**sparkbloom.write_options(["k", "s"])).parquet(str(seed)))
+    table = work / "table"
+    table.mkdir(parents=True)
+    sources = sorted(seed.glob("*.parquet"))
+    for i in range(args.files):
+        shutil.copyfile(sources[i % len(sources)], table / f"part-{i:06d}.parquet")
+
+    def heap_mb() -> float:
+        runtime = jvm.java.lang.Runtime.getRuntime()
+        jvm.java.lang.System.gc()
+        return (runtime.totalMemory() - runtime.freeMemory()) / 2**20
+
+    cache = jvm.sparkbloom.read.ProbeCache.shared()
+    cache.clear()
+    results = {"files": args.files, "heap_mb_before": heap_mb()}
+    for label in ("cold", "warm", "warm_again"):
+        start = time.perf_counter()
+        count = spark.read.parquet(str(table)).where(F.col("s") == ABSENT).count()
+        elapsed = time.perf_counter() - start
+        stats = sparkbloom.last_pruning(spark)
+        results[label] = {"seconds": elapsed, "rows": count, "pruning": stats,
+                          "cache_mb": cache.sizeInBytes() / 2**20, "heap_mb": heap_mb()}
+        print(label, json.dumps(results[label]), flush=True)
+    spark.conf.set("spark.sparkbloom.cache.maxBytes", str(1 << 20))
+    start = time.perf_counter()
+    spark.read.parquet(str(table)).where(F.col("s") == ABSENT).count()
+    results["bounded_1MiB_cache"] = {"seconds": time.perf_counter() - start, "cache_mb": cache.sizeInBytes() / 2**20}
+    print("bounded", json.dumps(results["bounded_1MiB_cache"]))
+    spark.conf.unset("spark.sparkbloom.cache.maxBytes")
+    out = HERE / "results" / "planning.json"
+    out.write_text(json.dumps(results, indent=2))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
