@@ -54,7 +54,9 @@ lazy val root = (project in file("."))
     sparkProvided,
     libraryDependencies ++= Seq(
       "org.scalatest" %% "scalatest" % "3.2.19" % Test,
-      "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test
+      "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
+      // parquet-java's in-memory test KMS, for the encryption tests (same version as Spark's)
+      ("org.apache.parquet" % "parquet-hadoop" % "1.17.0" % Test).classifier("tests").intransitive()
     ),
     // The JVM side reports its version to Python; generate it from the build so they never drift.
     Compile / sourceGenerators += Def.task {

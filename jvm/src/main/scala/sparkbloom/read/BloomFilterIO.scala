@@ -24,6 +24,7 @@ object BloomFilterIO {
 
   def read(in: SeekableInputStream, fileLength: Long, chunk: ChunkSummary): Result = {
     if (!chunk.hasFilter) return Result(FilterLookup.Missing, 0)
+    // Encrypted filters are AES-GCM modules: only parquet-java, with the key, reads them.
     if (chunk.encrypted) return Result(FilterLookup.Missing, 0)
     val offset = chunk.filterOffset
     if (offset >= fileLength) return broken(s"bloom_filter_offset $offset is past the end of the file ($fileLength bytes)")

@@ -15,6 +15,7 @@ import org.apache.parquet.io.SeekableInputStream
 import org.slf4j.LoggerFactory
 
 import sparkbloom.catalyst.PointPredicate
+import sparkbloom.sbbf.SplitBlockBloomFilter
 
 /**
  * The driver's verdict on one file: which row groups may hold a match, and the byte
@@ -97,7 +98,9 @@ final class FilePruner(
           val chunk = footer.rowGroups(rowGroup).columns(column)
           val lookup =
             try {
-              val result = BloomFilterIO.read(file.stream(), status.getLen, chunk)
+              val result =
+                if (chunk.encrypted && chunk.hasFilter) file.decryptedFilter(rowGroup, column)
+                else BloomFilterIO.read(file.stream(), status.getLen, chunk)
               filterBytes.addAndGet(result.bytesRead)
               result.lookup
             } catch {
@@ -132,9 +135,36 @@ final class FilePruner(
       opened
     }
 
-    def footer() = ParquetFileReader.readFooter(input, HadoopReadOptions.builder(hadoopConf).build(), stream())
+    // With the file's path, parquet-java finds the decryption keys of an encrypted file
+    // through the session's crypto factory (`parquet.crypto.factory.class`), as Spark does.
+    private lazy val readOptions = HadoopReadOptions.builder(hadoopConf, status.getPath).build()
+    private var reader: ParquetFileReader = _
 
-    def close(): Unit = if (opened != null) opened.close()
+    def footer() = ParquetFileReader.readFooter(input, readOptions, stream())
+
+    /**
+     * An encrypted column's filter, decrypted with the column key by parquet-java (header
+     * and bitset are AES-GCM modules). Never cached on disk; held in memory like any filter.
+     */
+    def decryptedFilter(rowGroup: Int, column: String): BloomFilterIO.Result = {
+      if (reader == null) reader = ParquetFileReader.open(input, readOptions)
+      val meta = reader.getFooter.getBlocks.get(rowGroup).getColumns.asScala.find(_.getPath.toDotString == column)
+      meta.flatMap(m => Option(reader.readBloomFilter(m))) match {
+        case Some(filter) =>
+          val bitset = new java.io.ByteArrayOutputStream(filter.getBitsetSize)
+          filter.writeTo(bitset)
+          val bytes = bitset.toByteArray
+          if (bytes.length < 32 || bytes.length % 32 != 0) {
+            BloomFilterIO.Result(FilterLookup.Broken(s"decrypted bitset of ${bytes.length} bytes"), bytes.length)
+          } else BloomFilterIO.Result(FilterLookup.Present(SplitBlockBloomFilter.fromBitset(bytes)), bytes.length)
+        case None => BloomFilterIO.Result(FilterLookup.Missing, 0)
+      }
+    }
+
+    def close(): Unit = {
+      if (reader != null) reader.close()
+      if (opened != null) opened.close()
+    }
   }
 }
 
@@ -144,6 +174,9 @@ object FilePruner {
 
   private[read] def warnOnce(path: String, column: String, message: String): Unit =
     if (warned.add((path, column))) log.warn(message)
+
+  /** Whether a warning about (file, column) was logged; "" for the file's footer. */
+  private[read] def warnedAbout(path: String, column: String): Boolean = warned.contains((path, column))
 
   @volatile private var sharedPool: (Int, java.util.concurrent.ExecutorService) = (0, null)
 

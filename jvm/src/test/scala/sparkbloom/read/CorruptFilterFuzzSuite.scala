@@ -146,4 +146,22 @@ class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
       assert(run(enabled = true) == run(enabled = false), p.toString)
     }
   }
+
+  test("a broken filter is ignored with one warning naming the file and column") {
+    val (bytes, _) = original
+    val (start, footer) = footerOf(bytes)
+    footer.getRow_groups.asScala.foreach(_.getColumns.asScala.map(_.getMeta_data)
+      .filter(m => m.isSetBloom_filter_offset && m.getPath_in_schema.asScala == Seq("k"))
+      .foreach(_.setBloom_filter_length(7)))
+    val file = new File(Files.createTempDirectory("broken").toFile, "broken.parquet")
+    Files.write(file.toPath, withFooter(bytes, start, footer))
+    val conf = new Configuration()
+    val status = new Path(file.toURI).getFileSystem(conf).getFileStatus(new Path(file.toURI))
+    val pruner = new FilePruner(conf, new ProbeCache(1 << 20), caseSensitive = false,
+      legacyCalendarSession = false, parallelism = 1)
+    val verdict = pruner.judge(Seq(status), PointPredicate.ColumnIn(Seq("k"), LongType, Seq(17L))).head
+    assert(verdict.keep)
+    assert(FilePruner.warnedAbout(status.getPath.toString, "k"))
+    assert(!FilePruner.warnedAbout(status.getPath.toString, "v"))
+  }
 }
