@@ -86,3 +86,29 @@ def test_might_contain_errors(spark: SparkSession, writers: dict[str, Path]) -> 
         sparkbloom.might_contain(spark, str(writers["sparkbloom"]), "nope", [1])
     with pytest.raises(SparkBloomError, match="at least one value"):
         sparkbloom.might_contain(spark, str(writers["sparkbloom"]), "user_id", [])
+
+
+@pytest.mark.parametrize("writer", ["sparkbloom", "parquet_java"])
+def test_pruning_uses_spark_writers_filters(spark: SparkSession, writers: dict[str, Path], writer: str) -> None:
+    table = spark.read.parquet(str(writers[writer]))
+    for value, expected in (("mail-77", 1), ("mail-77x", 0)):  # both inside min/max
+        spark.conf.set("spark.sparkbloom.enabled", "false")
+        assert table.where(F.col("email") == value).count() == expected
+        spark.conf.set("spark.sparkbloom.enabled", "true")
+        assert table.where(F.col("email") == value).count() == expected
+        stats = sparkbloom.last_pruning(spark)
+        if expected == 0:
+            assert stats["row_groups_skipped"] == stats["row_groups_total"] > 0, (writer, stats)
+    spark.conf.unset("spark.sparkbloom.enabled")
+
+
+def test_pruning_uses_duckdb_filters(spark: SparkSession, tmp_path: Path) -> None:
+    # DuckDB writes filters for dictionary-encoded chunks: 100 even keys repeat.
+    file = tmp_path / "duck.parquet"
+    duckdb.execute(f"COPY (SELECT 'key-' || ((range % 100) * 2) AS k FROM range(20000)) TO '{file}' "
+                   "(FORMAT parquet, ROW_GROUP_SIZE 4096)")
+    table = spark.read.parquet(str(file))
+    assert table.where(F.col("k") == "key-78").count() == 200
+    assert table.where(F.col("k") == "key-77").count() == 0  # odd: absent, inside every min/max
+    stats = sparkbloom.last_pruning(spark)
+    assert stats["files_skipped"] == 1 and stats["row_groups_skipped"] == stats["row_groups_total"] >= 4, stats
