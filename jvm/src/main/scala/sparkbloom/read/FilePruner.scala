@@ -12,6 +12,8 @@ import org.apache.parquet.HadoopReadOptions
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.SeekableInputStream
+import org.apache.parquet.schema.PrimitiveType
+import org.apache.spark.sql.types.DataType
 import org.slf4j.LoggerFactory
 
 import sparkbloom.catalyst.PointPredicate
@@ -47,6 +49,13 @@ final class FilePruner(
 
   private val filterBytes = new AtomicLong()
 
+  // The files of a scan share column types: convert and hash each literal once per type.
+  // Keys hold the predicate's own literal objects, so identity is enough for binary values.
+  private val probes = new ConcurrentHashMap[(PrimitiveType, DataType, Any), Option[RowGroupJudge.Probe]]()
+
+  private def probe(column: PrimitiveType, dataType: DataType, value: Any): Option[RowGroupJudge.Probe] =
+    probes.computeIfAbsent((column, dataType, value), _ => RowGroupJudge.probe(column, dataType, value))
+
   def filterBytesRead: Long = filterBytes.get
 
   /** Verdicts for `files`, in order; stops probing (keeping the rest) once it stops paying. */
@@ -58,7 +67,7 @@ final class FilePruner(
     var wave = math.max(8, parallelism)
     while (next < files.length) {
       val batch = next until math.min(files.length, next + wave)
-      wave = math.max(64, parallelism * 8)
+      wave = math.max(512, parallelism * 32)
       val results = runAll(batch.map(i => () => judgeFile(files(i), predicate)))
       batch.zip(results).foreach { case (i, v) => verdicts(i) = v }
       helped ||= results.exists(_.ruledOut > 0)
@@ -113,7 +122,7 @@ final class FilePruner(
             case _ =>
           }
           lookup
-        })
+        }, probe)
       val mayMatch = footer.rowGroups.map(judge.mayMatch(_, predicate))
       FileVerdict(status, footer.rowGroups.size, mayMatch,
         footer.rowGroups.map(rg => (rg.startingPos, rg.compressedSize)))

@@ -3,6 +3,7 @@ package sparkbloom.read
 import java.util.Locale
 
 
+import org.apache.parquet.schema.PrimitiveType
 import org.apache.spark.sql.types.{DataType, DateType, TimestampNTZType, TimestampType}
 
 import sparkbloom.catalyst.PointPredicate
@@ -20,12 +21,15 @@ import sparkbloom.hashing.LiteralProbe
  *                       files, LEGACY rebase modes): their stored values are not the
  *                       literal's, so they are never judged
  * @param filterOf       the filter of (row group, column path), read on first use
+ * @param probe          a literal's stored values in a file column and their hashes (None:
+ *                       undecidable), shared by the files of one scan
  */
 final class RowGroupJudge(
     footer: FooterSummary,
     caseSensitive: Boolean,
     legacyCalendar: Boolean,
-    filterOf: (Int, String) => FilterLookup) {
+    filterOf: (Int, String) => FilterLookup,
+    probe: (PrimitiveType, DataType, Any) => Option[RowGroupJudge.Probe] = RowGroupJudge.probe) {
 
   def mayMatch(rowGroup: RowGroupSummary, predicate: PointPredicate): Boolean = predicate match {
     case All(children) => children.forall(mayMatch(rowGroup, _))
@@ -57,12 +61,12 @@ final class RowGroupJudge(
 
   private def valueMayBePresent(rowGroup: RowGroupSummary, column: String, chunk: ChunkSummary,
       dataType: DataType, value: Any): Boolean =
-    LiteralProbe.storedValues(chunk.primitiveType, dataType, value) match {
+    probe(chunk.primitiveType, dataType, value) match {
       case None => true
-      case Some(stored) =>
-        val inRange = stored.filter(withinStatistics(chunk, _))
+      case Some(p) =>
+        val inRange = p.stored.indices.filter(i => withinStatistics(chunk, p.stored(i)))
         inRange.nonEmpty && (filterOf(rowGroup.ordinal, column) match {
-          case FilterLookup.Present(filter) => inRange.exists(s => filter.mightContain(LiteralProbe.hashStored(s)))
+          case FilterLookup.Present(filter) => inRange.exists(i => filter.mightContain(p.hashes(i)))
           case _ => true
         })
     }
@@ -77,3 +81,13 @@ final class RowGroupJudge(
     }
 }
 
+object RowGroupJudge {
+
+  /** A literal as a column stores it, and the hash of each stored form. */
+  final case class Probe(stored: IndexedSeq[Any], hashes: IndexedSeq[Long])
+
+  def probe(column: PrimitiveType, dataType: DataType, value: Any): Option[Probe] =
+    LiteralProbe.storedValues(column, dataType, value).map { stored =>
+      Probe(stored.toIndexedSeq, stored.map(LiteralProbe.hashStored).toIndexedSeq)
+    }
+}
