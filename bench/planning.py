@@ -61,6 +61,14 @@ def main() -> None:
         results[label] = {"seconds": elapsed, "rows": count, "pruning": stats,
                           "cache_mb": cache.sizeInBytes() / 2**20, "heap_mb": heap_mb()}
         print(label, json.dumps(results[label]), flush=True)
+    for threads in (2, 4):
+        spark.conf.set("spark.sparkbloom.pruning.parallelism", str(threads))
+        start = time.perf_counter()
+        spark.read.parquet(str(table)).where(F.col("s") == ABSENT).count()
+        results[f"warm_{threads}_threads"] = {"seconds": time.perf_counter() - start,
+                                              "pruning": sparkbloom.last_pruning(spark)}
+        print(f"warm_{threads}_threads", json.dumps(results[f"warm_{threads}_threads"]), flush=True)
+    spark.conf.unset("spark.sparkbloom.pruning.parallelism")
     spark.conf.set("spark.sparkbloom.cache.maxBytes", str(1 << 20))
     start = time.perf_counter()
     spark.read.parquet(str(table)).where(F.col("s") == ABSENT).count()
