@@ -47,8 +47,8 @@ object LiteralProbe {
     else {
       val annotation = column.getLogicalTypeAnnotation
       column.getPrimitiveTypeName match {
-        case INT32 => int32(annotation, literalType, literal)
-        case INT64 => int64(annotation, literalType, literal)
+        case INT32 => integer(32, annotation, literalType, literal)
+        case INT64 => integer(64, annotation, literalType, literal)
         case FLOAT => floating(literalType, literal, asFloat = true)
         case DOUBLE => floating(literalType, literal, asFloat = false)
         case BINARY => byteArray(annotation, literalType, literal)
@@ -67,36 +67,20 @@ object LiteralProbe {
     case other => throw new IllegalArgumentException(s"not a stored Parquet value: $other")
   }
 
-  private def int32(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): Stored =
+  /** INT32 and INT64 columns: whole numbers, decimals, dates (INT32), timestamps (INT64). */
+  private def integer(bits: Int, annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): Stored = {
+    def stored(value: Option[BigInteger], fits: BigInteger => Boolean): Stored =
+      value.filter(fits).map(v => Seq(if (bits == 32) Int.box(v.intValue) else Long.box(v.longValue)))
     annotation match {
-      case d: DecimalLogicalTypeAnnotation =>
-        unscaled(literalType, literal, d.getScale).filter(fitsSigned(_, 32))
-          .map(u => Seq(Int.box(u.intValue)))
-      case _: DateLogicalTypeAnnotation =>
+      case d: DecimalLogicalTypeAnnotation => stored(unscaled(literalType, literal, d.getScale), fitsSigned(_, bits))
+      case i: IntLogicalTypeAnnotation => stored(integral(literalType, literal), fitsInt(_, i.getBitWidth, i.isSigned))
+      case null => stored(integral(literalType, literal), fitsSigned(_, bits))
+      case _: DateLogicalTypeAnnotation if bits == 32 =>
         if (literalType == DateType) Some(Seq(Int.box(literal.asInstanceOf[Int]))) else None
-      case i: IntLogicalTypeAnnotation =>
-        integral(literalType, literal).filter(fitsInt(_, i.getBitWidth, i.isSigned))
-          .map(v => Seq(Int.box(v.intValue)))
-      case null =>
-        integral(literalType, literal).filter(fitsSigned(_, 32))
-          .map(v => Seq(Int.box(v.intValue)))
+      case t: TimestampLogicalTypeAnnotation if bits == 64 => timestamp(t, literalType, literal)
       case _ => None // TIME and annotations whose value mapping we do not own
     }
-
-  private def int64(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): Stored =
-    annotation match {
-      case d: DecimalLogicalTypeAnnotation =>
-        unscaled(literalType, literal, d.getScale).filter(fitsSigned(_, 64))
-          .map(u => Seq(Long.box(u.longValue)))
-      case t: TimestampLogicalTypeAnnotation => timestamp(t, literalType, literal)
-      case i: IntLogicalTypeAnnotation =>
-        integral(literalType, literal).filter(fitsInt(_, i.getBitWidth, i.isSigned))
-          .map(v => Seq(Long.box(v.longValue)))
-      case null =>
-        integral(literalType, literal).filter(fitsSigned(_, 64))
-          .map(v => Seq(Long.box(v.longValue)))
-      case _ => None
-    }
+  }
 
   /** Catalyst timestamps are microseconds; the file may store millis, micros or nanos. */
   private def timestamp(t: TimestampLogicalTypeAnnotation, literalType: DataType, literal: Any): Stored =
