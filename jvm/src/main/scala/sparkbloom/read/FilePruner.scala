@@ -125,8 +125,21 @@ final class FilePruner(
         }, probe)
       val mayMatch = footer.rowGroups.map(judge.mayMatch(_, predicate))
       FileVerdict(status, footer.rowGroups.size, mayMatch,
-        footer.rowGroups.map(rg => (rg.startingPos, rg.compressedSize)))
+        if (footer.rowGroupRangesTrusted) rowGroupExtents(footer, status.getLen) else IndexedSeq.empty)
     } finally file.close()
+  }
+
+  /**
+   * Each row group's bytes, up to where the next one starts (the last: to the end of the
+   * file), as (start, length): any midpoint a reader computes for a row group lies there.
+   */
+  private def rowGroupExtents(footer: FooterSummary, fileLength: Long): IndexedSeq[(Long, Long)] = {
+    val starts = footer.rowGroups.map(_.startingPos)
+    val sortedStarts = starts.sorted
+    starts.map { start =>
+      val next = sortedStarts.find(_ > start).getOrElse(fileLength)
+      (start, next - start)
+    }
   }
 
   /** Spark 2.x files and files written in LEGACY rebase mode store rebased dates. */

@@ -42,7 +42,22 @@ final case class RowGroupSummary(
 /** The part of a footer that pruning needs, small enough to cache for many files. */
 final case class FooterSummary(
     rowGroups: IndexedSeq[RowGroupSummary],
-    keyValueMetadata: Map[String, String]) {
+    keyValueMetadata: Map[String, String],
+    createdBy: String) {
+
+  /**
+   * Whether a task may be given byte ranges that hold exactly the chosen row groups.
+   * parquet-java assigns a row group to a range by a midpoint computed from the raw
+   * footer (first column's dictionary or data page offset, the row group's total size);
+   * that midpoint lies inside the row group's own bytes for files of writers known to
+   * write consistent offsets, which is all this trusts: parquet-java 1.12.2 and later (so
+   * every Spark 3.3+ file), arrow-rs, Arrow C++ and DuckDB. Other files are read whole.
+   */
+  def rowGroupRangesTrusted: Boolean = {
+    val ordered = rowGroups.sortBy(_.startingPos)
+    val disjoint = ordered.zip(ordered.drop(1)).forall { case (a, b) => a.startingPos + a.compressedSize <= b.startingPos }
+    disjoint && ordered.headOption.forall(_.startingPos >= 4) && FooterSummary.trustedWriter(createdBy)
+  }
 
   /** Rough heap size, for the cache's byte budget. */
   def estimatedBytes: Long = 256L + rowGroups.map(rg => 64L + rg.columns.size * 160L).sum +
@@ -62,7 +77,19 @@ object FooterSummary {
     }
     val kv = Option(footer.getFileMetaData.getKeyValueMetaData).map(_.asScala.toMap).getOrElse(Map.empty)
     // Only the keys pruning reads are kept: Spark's schema JSON can be large.
-    FooterSummary(rowGroups, kv.filter { case (k, _) => k == SparkVersionKey || k == LegacyDateTimeKey })
+    FooterSummary(rowGroups, kv.filter { case (k, _) => k == SparkVersionKey || k == LegacyDateTimeKey },
+      Option(footer.getFileMetaData.getCreatedBy).getOrElse(""))
+  }
+
+  private val ParquetJava = """parquet-(?:mr|java) version (\d+)\.(\d+)\.(\d+).*""".r
+
+  private[read] def trustedWriter(createdBy: String): Boolean = createdBy match {
+    case ParquetJava(major, minor, patch) =>
+      val (a, b, c) = (major.toInt, minor.toInt, patch.toInt)
+      a > 1 || (a == 1 && (b > 12 || (b == 12 && c >= 2)))
+    case other =>
+      other.startsWith("parquet-rs version") || other.startsWith("parquet-cpp-arrow version") ||
+        other.startsWith("DuckDB")
   }
 
   private def chunk(c: ColumnChunkMetaData): ChunkSummary = {

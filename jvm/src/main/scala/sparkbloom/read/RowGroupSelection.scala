@@ -5,12 +5,13 @@ package sparkbloom.read
  * the task in the file's metadata map (Spark hands `FileStatusWithMetadata.metadata` to
  * every `PartitionedFile` of that file).
  *
- * parquet-java gives a row group to the split that contains its midpoint; the same rule
- * tells a task which of its split's row groups to read, and each run of adjacent ones
- * becomes one byte range that contains exactly their midpoints.
+ * Each kept row group is given to exactly one split (the one holding the middle of its
+ * extent), and that split hands the reader the row group's whole extent, from its start
+ * to the next row group's start: parquet-java then reads exactly the row groups whose
+ * midpoint lies in the ranges given, which are these. Adjacent ones are merged.
  *
  * @param starts  starting byte of each row group that may match, ascending
- * @param lengths its compressed size
+ * @param lengths its extent, up to the next row group (or the end of the file)
  */
 final case class RowGroupSelection(starts: Array[Long], lengths: Array[Long]) {
 
