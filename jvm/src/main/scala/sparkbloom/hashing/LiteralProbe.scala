@@ -85,7 +85,8 @@ object LiteralProbe {
   /** Catalyst timestamps are microseconds; the file may store millis, micros or nanos. */
   private def timestamp(t: TimestampLogicalTypeAnnotation, literalType: DataType, literal: Any): Stored =
     literalType match {
-      case TimestampType | TimestampNTZType =>
+      // The instant kinds must agree: reading one as the other may shift values by a time zone.
+      case TimestampType | TimestampNTZType if (literalType == TimestampType) == t.isAdjustedToUTC =>
         val micros = literal.asInstanceOf[Long]
         val stored: Option[Long] = t.getUnit match {
           case TimeUnit.MICROS => Some(micros)

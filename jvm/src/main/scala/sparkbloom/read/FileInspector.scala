@@ -49,12 +49,13 @@ object FileInspector {
           .filter(c => columns.isEmpty || columns.contains(c.getPath.toDotString))
           .map { meta =>
             val column = meta.getPath.toDotString
-            val chunk = summary.rowGroups(rowGroup).columns(column)
-            val lookup = BloomFilterIO.read(stream, input.getLength, chunk).lookup
+            val chunk = summary.rowGroups(rowGroup).columns.get(column)
+            val lookup = chunk.map(BloomFilterIO.read(stream, input.getLength, _).lookup)
+              .getOrElse(FilterLookup.Broken("another column has the same dotted path"))
             val (ndv, fpp, bytes, problem) = lookup match {
               case FilterLookup.Present(f) =>
                 (FilterEstimates.distinctValues(f), FilterEstimates.fpp(f), f.numBytes.toLong, "")
-              case FilterLookup.Missing => (Double.NaN, Double.NaN, 0L, if (chunk.encrypted) "encrypted" else "")
+              case FilterLookup.Missing => (Double.NaN, Double.NaN, 0L, if (chunk.exists(_.encrypted)) "encrypted" else "")
               case FilterLookup.Broken(reason) => (Double.NaN, Double.NaN, 0L, reason)
             }
             ChunkReport(path, rowGroup, column, meta.getPrimitiveType.getPrimitiveTypeName.name, meta.getValueCount,

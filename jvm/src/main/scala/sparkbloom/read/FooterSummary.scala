@@ -72,8 +72,11 @@ object FooterSummary {
 
   def apply(footer: ParquetMetadata): FooterSummary = {
     val rowGroups = footer.getBlocks.asScala.toIndexedSeq.zipWithIndex.map { case (block, i) =>
+      // A top-level name with a dot ("a.b") and a nested field (a -> b) share a dotted path:
+      // such columns are left out, so neither is ever judged by the other's filter.
+      val byPath = block.getColumns.asScala.toSeq.groupBy(_.getPath.toDotString)
       RowGroupSummary(i, block.getRowCount, block.getStartingPos, block.getCompressedSize,
-        block.getColumns.asScala.map(c => c.getPath.toDotString -> chunk(c)).toMap)
+        byPath.collect { case (path, Seq(single)) => path -> chunk(single) })
     }
     val kv = Option(footer.getFileMetaData.getKeyValueMetaData).map(_.asScala.toMap).getOrElse(Map.empty)
     // Only the keys pruning reads are kept: Spark's schema JSON can be large.

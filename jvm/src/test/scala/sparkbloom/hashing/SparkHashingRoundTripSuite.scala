@@ -227,6 +227,9 @@ class SparkHashingRoundTripSuite extends AnyFunSuite with SparkSessionSuite {
     assert(LiteralProbe.hashes(millis, TimestampType, 5001L) == ProbeHashes.Undecidable)
     assert(LiteralProbe.hashes(nanos, TimestampNTZType, 2L) == one(XxHash64.hashLong(2000L)))
     assert(LiteralProbe.hashes(nanos, TimestampNTZType, Long.MaxValue) == ProbeHashes.Undecidable)
+    // an instant literal against a local-time column (or the reverse) is never judged
+    assert(LiteralProbe.hashes(nanos, TimestampType, 2L) == ProbeHashes.Undecidable)
+    assert(LiteralProbe.hashes(millis, TimestampNTZType, 5000L) == ProbeHashes.Undecidable)
     // fixed-length binary: only literals of the right width
     val uuidBytes = Array.tabulate[Byte](16)(_.toByte)
     assert(LiteralProbe.hashes(flba, BinaryType, uuidBytes) == one(XxHash64.hashBytes(uuidBytes)))
