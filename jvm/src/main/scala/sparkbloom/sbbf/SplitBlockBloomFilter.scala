@@ -41,17 +41,15 @@ final class SplitBlockBloomFilter private (private[sbbf] val words: Array[Int]) 
   def mightContain(hash: Long): Boolean = {
     val base = blockIndex(hash, numBlocks) << 3
     val key = hash.toInt
-    // Branch-free: every word is tested, so a miss costs the same as a hit.
-    val missing =
-      (~words(base) & (1 << ((key * Salt0) >>> 27))) |
-        (~words(base + 1) & (1 << ((key * Salt1) >>> 27))) |
-        (~words(base + 2) & (1 << ((key * Salt2) >>> 27))) |
-        (~words(base + 3) & (1 << ((key * Salt3) >>> 27))) |
-        (~words(base + 4) & (1 << ((key * Salt4) >>> 27))) |
-        (~words(base + 5) & (1 << ((key * Salt5) >>> 27))) |
-        (~words(base + 6) & (1 << ((key * Salt6) >>> 27))) |
-        (~words(base + 7) & (1 << ((key * Salt7) >>> 27)))
-    missing == 0
+    // Stops at the first missing bit: most probes in pruning are for absent values.
+    (words(base) & (1 << ((key * Salt0) >>> 27))) != 0 &&
+    (words(base + 1) & (1 << ((key * Salt1) >>> 27))) != 0 &&
+    (words(base + 2) & (1 << ((key * Salt2) >>> 27))) != 0 &&
+    (words(base + 3) & (1 << ((key * Salt3) >>> 27))) != 0 &&
+    (words(base + 4) & (1 << ((key * Salt4) >>> 27))) != 0 &&
+    (words(base + 5) & (1 << ((key * Salt5) >>> 27))) != 0 &&
+    (words(base + 6) & (1 << ((key * Salt6) >>> 27))) != 0 &&
+    (words(base + 7) & (1 << ((key * Salt7) >>> 27))) != 0
   }
 
   /** Adds every value of `other`, a filter of the same size (for example another task's). */
