@@ -90,7 +90,16 @@ final class FilePruner(
         .asScala.toSeq.map(_.get())
     }
 
-  private def judgeFile(status: FileStatus, predicate: PointPredicate): FileVerdict = {
+  /** Any failure while judging a file keeps the file: doubt reads the data. */
+  private def judgeFile(status: FileStatus, predicate: PointPredicate): FileVerdict =
+    try judgeFileOrFail(status, predicate)
+    catch {
+      case NonFatal(e) =>
+        warnOnce(status.getPath.toString, "", s"sparkbloom could not judge ${status.getPath}; the file is read: $e")
+        FileVerdict(status, -1, IndexedSeq.empty)
+    }
+
+  private def judgeFileOrFail(status: FileStatus, predicate: PointPredicate): FileVerdict = {
     val key = FileKey(status.getPath.toString, status.getLen, status.getModificationTime)
     val file = new OpenedFile(status)
     try {
