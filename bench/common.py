@@ -82,30 +82,26 @@ class Measured:
     result: Any
 
 
-def measure(spark: SparkSession, run: Callable[[], DataFrame], repeats: int) -> Measured:
-    """Median wall time of ``repeats`` warm runs, with tasks, files and bytes of the last."""
+def measure_once(spark: SparkSession, run: Callable[[], DataFrame]) -> Measured:
+    """One run of a query: wall time, tasks, data files read and bytes read."""
     sc = spark.sparkContext
-    run().collect()  # warm-up
-    times = []
-    for i in range(repeats):
-        group = f"bench-{time.monotonic_ns()}-{i}"
-        sc.setJobGroup(group, group)
-        before = fs_bytes_read(spark)
-        start = time.perf_counter()
-        df = run()
-        result = df.collect()
-        times.append(time.perf_counter() - start)
-        read = fs_bytes_read(spark) - before
-        tracker = sc.statusTracker()
-        tasks = 0
-        for job in tracker.getJobIdsForGroup(group):
-            info = tracker.getJobInfo(job)
-            for stage in info.stageIds if info else []:
-                stage_info = tracker.getStageInfo(stage)
-                tasks += stage_info.numTasks if stage_info else 0
-        files = scan_files_read(df)
+    group = f"bench-{time.monotonic_ns()}"
+    sc.setJobGroup(group, group)
+    before = fs_bytes_read(spark)
+    start = time.perf_counter()
+    df = run()
+    result = df.collect()
+    seconds = time.perf_counter() - start
+    read = fs_bytes_read(spark) - before
+    tracker = sc.statusTracker()
+    tasks = 0
+    for job in tracker.getJobIdsForGroup(group):
+        info = tracker.getJobInfo(job)
+        for stage in info.stageIds if info else []:
+            stage_info = tracker.getStageInfo(stage)
+            tasks += stage_info.numTasks if stage_info else 0
     sc.setJobGroup("", "")
-    return Measured(statistics.median(times), tasks, files, read, result)
+    return Measured(seconds, tasks, scan_files_read(df), read, result)
 
 
 def scan_files_read(df: DataFrame) -> int:

@@ -3,7 +3,11 @@ filters, (e) sparkbloom; all in one run, each against vanilla Spark (a).
 
     .venv/bin/python bench/lookup.py --rows 20000000 --files 200
 
-Writes bench/results/lookup.json and prints a Markdown table.
+Two table shapes: ``small`` (``--files`` files of ``--row-groups-per-file`` row groups)
+and ``large`` (Spark's default 128 MB row groups, ``--large-files`` files). Layouts are
+interleaved within every repetition (a, b, c, d, e, a, b, ...), so that a slow phase of
+the machine never lands on one layout only. Writes bench/results/lookup.json and prints
+Markdown tables.
 """
 
 from __future__ import annotations
@@ -11,15 +15,20 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 from pathlib import Path
+from typing import Callable
 
-from pyspark.sql import functions as F
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession, functions as F
 
 import sparkbloom
-from common import bench_session, dataset, layouts, measure
+from common import bench_session, dataset, layouts, measure_once
 
 HERE = Path(__file__).resolve().parent
 ABSENT_UUID = "7f3a9c2e-1b4d-4e8f-9a6b-0c5d2e7f1a3b"
+SPARKBLOOM = "e_sparkbloom"
+SPARKBLOOM_OFF = "f_sparkbloom_files_extension_off"
 
 
 def main() -> None:
@@ -27,6 +36,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20_000_000)
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--row-groups-per-file", type=int, default=5)
+    parser.add_argument("--large-files", type=int, default=16)
+    parser.add_argument("--shapes", default="small,large")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--work", default=str(HERE / "results" / "tmp" / "lookup"))
     args = parser.parse_args()
@@ -34,71 +45,120 @@ def main() -> None:
     spark = bench_session("sparkbloom-bench-lookup")
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)
-    rows_per_file = args.rows // args.files
-    # ~100 bytes a row uncompressed; Parquet block size sets row groups per file
-    block_size = max(1 << 20, rows_per_file * 60 // args.row_groups_per_file)
-    rows_per_group = max(1, rows_per_file // args.row_groups_per_file)
     data = dataset(spark, args.rows, user_ids=max(1, args.rows // 10), partitions=args.files)
-    present = data.select("uuid", "user_id").limit(100).collect()
-    uuid_present, user_present = present[0]["uuid"], present[0]["user_id"]
-    in10 = [r["uuid"] for r in present[:10]]
-    in100 = [r["uuid"] for r in present[:100]]
+    data = data.persist(StorageLevel.DISK_ONLY)
+    data.count()
+    keys = lookup_keys(data)
 
-    tables = {}
-    for name, options in layouts({"uuid": rows_per_group, "user_id": rows_per_group}).items():
-        path = str(work / name)
-        data.write.options(**options).option("parquet.block.size", block_size).parquet(path)
-        tables[name] = spark.read.parquet(path)
+    rows_per_file = args.rows // args.files
+    shapes: dict[str, tuple[DataFrame, dict[str, str], int]] = {
+        # ~110 bytes a row in parquet-java's write buffers; parquet.block.size sets row groups per file
+        "small": (data, {"parquet.block.size": str(max(1 << 20, rows_per_file * 110 // args.row_groups_per_file))},
+                  max(1, rows_per_file // args.row_groups_per_file)),
+        # coalesce keeps the shuffled order: min/max still cannot prune
+        "large": (data.coalesce(args.large_files), {}, args.rows // args.large_files),
+    }
+    output: dict[str, object] = {"rows": args.rows, "files": args.files, "large_files": args.large_files,
+                                 "repeats": args.repeats, "shapes": {}}
+    for shape in args.shapes.split(","):
+        frame, shape_options, rows_per_group = shapes[shape]
+        tables = {}
+        for name, options in layouts({"uuid": rows_per_group, "user_id": rows_per_group}).items():
+            path = str(work / shape / name)
+            frame.write.options(**options).options(**shape_options).parquet(path)
+            tables[name] = spark.read.parquet(path)
+        # sparkbloom's own files with the extension off: the "same query, sparkbloom
+        # disabled" baseline (Spark and parquet-java still use the filters in tasks)
+        tables[SPARKBLOOM_OFF] = spark.read.parquet(str(work / shape / SPARKBLOOM))
+        results = run_interleaved(spark, tables, keys, args.repeats, shape)
+        output["shapes"][shape] = results  # type: ignore[index]
+        out = HERE / "results" / "lookup.json"
+        out.write_text(json.dumps(output, indent=2))
+        print_table(shape, results)
+        shutil.rmtree(work / shape, ignore_errors=True)
+    spark.conf.unset("spark.sparkbloom.enabled")
 
-    def queries(t):  # type: ignore[no-untyped-def]
-        return {
-            "uuid = present": lambda: t.where(F.col("uuid") == uuid_present),
-            # an absent uuid that looks like the others, so min/max statistics cannot rule it out
-            "uuid = absent": lambda: t.where(F.col("uuid") == ABSENT_UUID),
-            "uuid IN (10)": lambda: t.where(F.col("uuid").isin(in10)),
-            "uuid IN (100)": lambda: t.where(F.col("uuid").isin(in100)),
-            "user_id = present": lambda: t.where(F.col("user_id") == user_present),
-            "country = 'C7' (non-selective)": lambda: t.where(F.col("country") == "C7").agg(F.count("*")),
-            "full-scan aggregate": lambda: t.agg(F.sum("amount")),
-        }
 
+def lookup_keys(data: DataFrame) -> dict[str, object]:
+    """A present uuid and user_id; IN lists of keys from one file ("clustered", as keys of
+    one batch or one day would be) and of keys from all over the table ("spread")."""
+    first = data.select("uuid", "user_id").limit(100).collect()
+    spread = [r["uuid"] for r in data.sample(fraction=200 / max(1, data.count()), seed=5).select("uuid").collect()]
+    return {
+        "uuid": first[0]["uuid"],
+        "user_id": first[0]["user_id"],
+        "in10": [r["uuid"] for r in first[:10]],
+        "in100": [r["uuid"] for r in first[:100]],
+        "in100_spread": spread[:100],
+    }
+
+
+def queries(t: DataFrame, keys: dict[str, object]) -> dict[str, Callable[[], DataFrame]]:
+    return {
+        "uuid = present": lambda: t.where(F.col("uuid") == keys["uuid"]),
+        # an absent uuid that looks like the others, so min/max statistics cannot rule it out
+        "uuid = absent": lambda: t.where(F.col("uuid") == ABSENT_UUID),
+        "uuid IN (10)": lambda: t.where(F.col("uuid").isin(keys["in10"])),
+        "uuid IN (100)": lambda: t.where(F.col("uuid").isin(keys["in100"])),
+        "uuid IN (100 spread)": lambda: t.where(F.col("uuid").isin(keys["in100_spread"])),
+        "user_id = present": lambda: t.where(F.col("user_id") == keys["user_id"]),
+        "country = 'C7' (non-selective)": lambda: t.where(F.col("country") == "C7").agg(F.count("*")),
+        "full-scan aggregate": lambda: t.agg(F.sum("amount")),
+    }
+
+
+def run_interleaved(spark: SparkSession, tables: dict[str, DataFrame], keys: dict[str, object], repeats: int,
+                    shape: str) -> dict[str, dict[str, dict[str, float]]]:
     def use_sparkbloom(name: str) -> None:
         # sparkbloom only acts on its own layout; the others are vanilla Spark
-        spark.conf.set("spark.sparkbloom.enabled", str(name == "e_sparkbloom").lower())
+        spark.conf.set("spark.sparkbloom.enabled", str(name == SPARKBLOOM).lower())
 
-    # One pass over everything first, so that no layout pays for the JIT's warm-up.
-    for name, table in tables.items():
-        use_sparkbloom(name)
-        for run in queries(table).values():
-            run().collect()
-
+    per_table = {name: queries(t, keys) for name, t in tables.items()}
+    query_names = list(next(iter(per_table.values())))
+    times: dict[tuple[str, str], list[float]] = {}
+    last: dict[tuple[str, str], dict[str, float]] = {}
+    # Round 0 is the warm-up (JIT, caches of footers and filters); it is not counted.
+    for round_ in range(repeats + 1):
+        for query in query_names:
+            for name, runs in per_table.items():
+                use_sparkbloom(name)
+                m = measure_once(spark, runs[query])
+                if round_ == 0:
+                    continue
+                times.setdefault((name, query), []).append(m.seconds)
+                counts = {"tasks": m.tasks, "files_read": m.files_read, "bytes_read": m.bytes_read}
+                if name == SPARKBLOOM:
+                    pruning = sparkbloom.last_pruning(spark)
+                    counts["row_groups_read"] = pruning["row_groups_total"] - pruning["row_groups_skipped"]
+                    counts["row_groups_total"] = pruning["row_groups_total"]
+                    counts["probe_time_ms"] = pruning["probe_time_ms"]
+                last[(name, query)] = counts
+        print(f"[{shape}] round {round_} done", flush=True)
     results: dict[str, dict[str, dict[str, float]]] = {}
-    for name, table in tables.items():
-        results[name] = {}
-        for query, run in queries(table).items():
-            use_sparkbloom(name)
-            m = measure(spark, run, args.repeats)
-            results[name][query] = {"seconds": m.seconds, "tasks": m.tasks, "files_read": m.files_read,
-                                    "bytes_read": m.bytes_read}
-            print(f"{name:15} {query:32} {m.seconds:7.3f}s tasks={m.tasks} files={m.files_read} bytes={m.bytes_read}",
-                  flush=True)
-    spark.conf.unset("spark.sparkbloom.enabled")
-    out = HERE / "results" / "lookup.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"rows": args.rows, "files": args.files, "results": results}, indent=2))
-    print_table(results)
-    shutil.rmtree(work, ignore_errors=True)
+    for (name, query), seconds in times.items():
+        results.setdefault(name, {})[query] = {"seconds": statistics.median(seconds), **last[(name, query)]}
+    return results
 
 
-def print_table(results: dict[str, dict[str, dict[str, float]]]) -> None:
+def print_table(shape: str, results: dict[str, dict[str, dict[str, float]]]) -> None:
     names = sorted(results)
-    queries = list(results[names[0]])
-    print("\n| query | " + " | ".join(names) + " | (e) vs (a) |")
-    print("|---" * (len(names) + 2) + "|")
-    for q in queries:
-        cells = [f"{results[n][q]['seconds']:.3f}s / {int(results[n][q]['files_read'])}f" for n in names]
-        ratio = results["a_none"][q]["seconds"] / results["e_sparkbloom"][q]["seconds"]
-        print(f"| {q} | " + " | ".join(cells) + f" | {ratio:.1f}x |")
+    query_names = list(results[names[0]])
+    print(f"\n[{shape}] seconds / data files read")
+    print("| query | " + " | ".join(names) + " | (a)/(e) | best (b)-(d) / (e) | (e)/(f) |")
+    print("|---" * (len(names) + 4) + "|")
+    for q in query_names:
+        cells = [f"{results[n][q]['seconds']:.3f} / {int(results[n][q]['files_read'])}" for n in names]
+        e = results[SPARKBLOOM][q]["seconds"]
+        best = min(results[n][q]["seconds"] for n in names if n[0] in "bcd")
+        off = results[SPARKBLOOM_OFF][q]["seconds"]
+        print(f"| {q} | " + " | ".join(cells) +
+              f" | {results['a_none'][q]['seconds'] / e:.1f}x | {best / e:.1f}x | {e / off:.3f} |")
+    print(f"\n[{shape}] tasks / bytes read")
+    for q in query_names:
+        cells = [f"{int(results[n][q]['tasks'])} / {int(results[n][q]['bytes_read']):,}" for n in names]
+        rg = results[SPARKBLOOM][q]
+        print(f"| {q} | " + " | ".join(cells) +
+              f" | rg {rg.get('row_groups_read')} of {rg.get('row_groups_total')}, probe {rg.get('probe_time_ms')} ms |")
 
 
 if __name__ == "__main__":

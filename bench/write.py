@@ -45,7 +45,7 @@ def main() -> None:
         data.write.options(**options).parquet(str(work / f"warmup-{name}"))
     for name, options in all_layouts.items():
         # each layout is judged against its own target: sparkbloom's default, parquet-java's 0.01
-        fpp = float(options.get("bloom_filter_fpp", 0.001 if name == "e_sparkbloom" else 0.01))
+        fpp = float(options.get("bloom_filter_fpp", 0.0001 if name == "e_sparkbloom" else 0.01))
         times = []
         for i in range(args.repeats):
             path = str(work / f"{name}-{i}")

@@ -28,7 +28,7 @@ def write_options(
     Args:
         columns: column names; nested struct fields by dotted path.
         fpp: false-positive probability each row group's filter must meet, strictly
-            between 0 and 1; the session default (``spark.sparkbloom.write.fpp``, 0.001)
+            between 0 and 1; the session default (``spark.sparkbloom.write.fpp``, 0.0001)
             when omitted.
         ndv: optional hint of distinct values per row group, by column.
         max_bytes: ceiling for one column chunk's filter; ``spark.sparkbloom.write.maxBytes``

@@ -10,14 +10,15 @@ object SparkBloomConf {
   val Prefix = "spark.sparkbloom."
 
   /**
-   * Default fpp for written filters when the write names none. 0.001, not the 0.01 of
+   * Default fpp for written filters when the write names none. 0.0001, not the 0.01 of
    * parquet-java and DuckDB: a lookup of k values over R row groups reads about
-   * k x fpp x R row groups by mistake, so at 0.01 one key over 500 row groups reads ~5
-   * extra and `IN (100)` reads nearly everything (measured in bench/README.md), while
-   * 0.001 costs 16.9 instead of 10.5 bits per distinct value.
+   * k x fpp x R row groups by mistake. Over 1,000 row groups an absent key then
+   * schedules a task one time in ten (0.001: most times, 0.01: always), and `IN (100)`
+   * reads ~10 extra row groups instead of ~100 (measured in bench/README.md). It costs
+   * 26.4 instead of 16.9 (0.001) or 10.5 (0.01) bits per distinct value.
    */
   val WriteFpp = "spark.sparkbloom.write.fpp"
-  val DefaultWriteFpp: Double = 0.001
+  val DefaultWriteFpp: Double = 0.0001
 
   /** Default ceiling of one column chunk's filter, in bytes. */
   val WriteMaxBytes = "spark.sparkbloom.write.maxBytes"

@@ -2,7 +2,6 @@ package sparkbloom.read
 
 import java.util.Locale
 
-
 import org.apache.parquet.schema.PrimitiveType
 import org.apache.spark.sql.types.{DataType, DateType, TimestampNTZType, TimestampType}
 
@@ -34,12 +33,46 @@ final class RowGroupJudge(
   def mayMatch(rowGroup: RowGroupSummary, predicate: PointPredicate): Boolean = predicate match {
     case All(children) => children.forall(mayMatch(rowGroup, _))
     case AnyOf(children) => children.exists(mayMatch(rowGroup, _))
-    case ColumnIn(path, dataType, values) =>
-      if (legacyCalendar && isCalendarType(dataType)) true
-      else chunkFor(rowGroup, path) match {
+    case in: ColumnIn =>
+      if (legacyCalendar && isCalendarType(in.dataType)) true
+      else chunkFor(rowGroup, in.path) match {
         case None => true
-        case Some((column, chunk)) => values.exists(v => valueMayBePresent(rowGroup, column, chunk, dataType, v))
+        case Some((column, chunk)) => anyMayBePresent(rowGroup, column, chunk, in)
       }
+  }
+
+  // Per file, each value of an IN list is converted and hashed once per column type, not
+  // once per row group; keys are the predicate's own nodes (identity: IN lists can be long).
+  private val probesByNode = new java.util.IdentityHashMap[ColumnIn, (PrimitiveType, Option[IndexedSeq[RowGroupJudge.Probe]])]()
+
+  /**
+   * Whether any value of `in` may be in this chunk. Statistics pick the stored forms that
+   * lie within min/max; only if some do is the filter fetched (once) and asked for them.
+   */
+  private def anyMayBePresent(rowGroup: RowGroupSummary, column: String, chunk: ChunkSummary, in: ColumnIn): Boolean = {
+    val probes = probesOf(in, chunk.primitiveType)
+    if (probes.isEmpty) true // some value cannot be judged in this column
+    else {
+      val hashesInRange = probes.get.flatMap(p => p.stored.indices.collect {
+        case i if withinStatistics(chunk, p.stored(i)) => p.hashes(i)
+      })
+      hashesInRange.nonEmpty && (filterOf(rowGroup.ordinal, column) match {
+        case FilterLookup.Present(filter) => hashesInRange.exists(filter.mightContain)
+        case _ => true
+      })
+    }
+  }
+
+  /** The probes of all values of `in` in a column of this type; None if any is undecidable. */
+  private def probesOf(in: ColumnIn, column: PrimitiveType): Option[IndexedSeq[RowGroupJudge.Probe]] = {
+    val known = probesByNode.get(in)
+    if (known != null && known._1 == column) known._2
+    else {
+      val all = in.values.map(v => probe(column, in.dataType, v))
+      val result = if (all.exists(_.isEmpty)) None else Some(all.flatten.toIndexedSeq)
+      probesByNode.put(in, (column, result))
+      result
+    }
   }
 
   private def isCalendarType(t: DataType): Boolean = t == DateType || t == TimestampType || t == TimestampNTZType
@@ -58,18 +91,6 @@ final class RowGroupJudge(
       }
     }
   }
-
-  private def valueMayBePresent(rowGroup: RowGroupSummary, column: String, chunk: ChunkSummary,
-      dataType: DataType, value: Any): Boolean =
-    probe(chunk.primitiveType, dataType, value) match {
-      case None => true
-      case Some(p) =>
-        val inRange = p.stored.indices.filter(i => withinStatistics(chunk, p.stored(i)))
-        inRange.nonEmpty && (filterOf(rowGroup.ordinal, column) match {
-          case FilterLookup.Present(filter) => inRange.exists(i => filter.mightContain(p.hashes(i)))
-          case _ => true
-        })
-    }
 
   private def withinStatistics(chunk: ChunkSummary, stored: Any): Boolean =
     (chunk.min, chunk.max) match {

@@ -26,6 +26,9 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
     "spark.sql.parquet.datetimeRebaseModeInWrite" -> "CORRECTED",
     "spark.sql.session.timeZone" -> "America/Los_Angeles")
 
+  /** Queries per run when SPARKBLOOM_DIFF_QUERIES does not say. */
+  protected def defaultQueries: Int = 300
+
   private val seed = sys.env.getOrElse("SPARKBLOOM_TEST_SEED", "20261121").toLong
   private val rnd = new Random(seed)
 
@@ -137,7 +140,7 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
   }
 
   test(s"randomized queries return the same rows with pruning on and off (seed $seed)") {
-    val queries = sys.env.getOrElse("SPARKBLOOM_DIFF_QUERIES", "300").toInt
+    val queries = sys.env.getOrElse("SPARKBLOOM_DIFF_QUERIES", defaultQueries.toString).toInt
     var pruned = 0L
     var nonEmpty = 0
     for (q <- 1 to queries) {
@@ -171,4 +174,11 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
       assert(run(enabled = true) == run(enabled = false), p.toString)
     }
   }
+}
+
+/** The same differential test with Parquet read through DataSource V2 (`ParquetScan`). */
+class DifferentialV2Suite extends DifferentialSuite {
+  override protected def sessionConf: Map[String, String] =
+    super.sessionConf + ("spark.sql.sources.useV1SourceList" -> "")
+  override protected def defaultQueries: Int = 100
 }

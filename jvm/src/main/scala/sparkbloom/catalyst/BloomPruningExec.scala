@@ -1,0 +1,81 @@
+package sparkbloom.catalyst
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, PlanExpression, SortOrder}
+import org.apache.spark.sql.catalyst.plans.physical.Partitioning
+import org.apache.spark.sql.execution.{FileSourceScanExec, SQLExecution, SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.vectorized.ColumnarBatch
+
+import sparkbloom.read.PruningStats
+
+/**
+ * Sits directly on a DataSource V1 Parquet scan and passes its rows or batches through
+ * untouched. It exists to be seen: EXPLAIN shows what the scan's Bloom-filter pruning
+ * decided (files and row groups before and after), and the Spark UI shows the same as
+ * driver-side SQL metrics. `FileSourceScanExec` has a fixed set of metrics, hence a node.
+ */
+final case class BloomPruningExec(child: SparkPlan) extends UnaryExecNode {
+
+  override def output: Seq[Attribute] = child.output
+  override def outputPartitioning: Partitioning = child.outputPartitioning
+  override def outputOrdering: Seq[SortOrder] = child.outputOrdering
+  override def supportsColumnar: Boolean = child.supportsColumnar
+  override def supportsRowBased: Boolean = child.supportsRowBased
+  override def vectorTypes: Option[Seq[String]] = child.vectorTypes
+
+  override lazy val metrics: Map[String, SQLMetric] =
+    PruningMetrics.all.map(m => m.name() -> SQLMetrics.createMetric(sparkContext, m.description())).toMap
+
+  private def scan: Option[FileSourceScanExec] = child match {
+    case s: FileSourceScanExec => Some(s)
+    case _ => None
+  }
+
+  private def stats: Option[PruningStats] = scan.map(_.relation.location).collect {
+    case index: BloomPruningFileIndex => index.pruner.lastStats
+  }.flatten
+
+  protected override def doExecute(): RDD[InternalRow] = {
+    val rows = child.execute()
+    report()
+    rows
+  }
+
+  protected override def doExecuteColumnar(): RDD[ColumnarBatch] = {
+    val batches = child.executeColumnar()
+    report()
+    batches
+  }
+
+  private def report(): Unit = stats.foreach { s =>
+    PruningMetrics.all.foreach(m => metrics(m.name()).set(m.valueOf(s)))
+    val executionId = sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)
+    SQLMetrics.postDriverMetricUpdates(sparkContext, executionId, metrics.values.toSeq)
+  }
+
+  /**
+   * The pruning, deciding it now if the scan has not been listed yet (as EXPLAIN needs).
+   * It lists through the index with the filters the scan will use, never through the scan
+   * itself: the scan's own driver metrics are set when it lists, and Spark resets metrics
+   * after EXPLAIN-time strings are built. The scan's listing then reuses this one.
+   */
+  private def pruning: String = {
+    for (s <- scan; index <- Some(s.relation.location).collect { case i: BloomPruningFileIndex => i }) {
+      val staticPartitionFilters = s.partitionFilters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
+      try index.listFiles(staticPartitionFilters, s.dataFilters)
+      catch { case NonFatal(_) => () } // the query itself will report a listing failure
+    }
+    PruningMetrics.describe(stats)
+  }
+
+  override def simpleString(maxFields: Int): String = s"BloomPruning $pruning"
+
+  override def verboseStringWithOperatorId(): String =
+    s"${super.verboseStringWithOperatorId()}Pruning: $pruning\n"
+
+  override protected def withNewChildInternal(newChild: SparkPlan): BloomPruningExec = copy(child = newChild)
+}

@@ -1,0 +1,85 @@
+package sparkbloom.catalyst
+
+import java.util.concurrent.TimeUnit
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.execution.datasources.PartitionDirectory
+import org.apache.spark.sql.internal.SQLConf
+
+import sparkbloom.SparkBloomConf
+import sparkbloom.read.{FilePruner, ProbeCache, PruningStats, RowGroupSelection}
+
+/**
+ * Turns one scan's file listing (after partition pruning) into the listing Spark should
+ * schedule: files in which no row group can match the data filters are left out, and each
+ * kept file carries the row groups that may match. Shared by the DataSource V1 and V2 file
+ * indexes, which remember the last result so that EXPLAIN and execution share one probe.
+ */
+final class ListingPruner(session: SparkSession, options: Map[String, String]) {
+
+  @volatile private var last: Option[(Seq[Expression], Seq[Expression], Seq[PartitionDirectory], PruningStats)] = None
+
+  /** What the last listing decided, if the scan was listed. */
+  def lastStats: Option[PruningStats] = last.map(_._4)
+
+  def forget(): Unit = last = None
+
+  /** The pruned listing for these filters; `listAll` lists the files partition pruning kept. */
+  def prune(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
+      listAll: => Seq[PartitionDirectory]): Seq[PartitionDirectory] = synchronized {
+    val (listing, stats) = last match {
+      case Some((pf, df, listing, stats)) if pf == partitionFilters && df == dataFilters => (listing, stats)
+      case _ =>
+        val (listing, stats) = judge(listAll, dataFilters)
+        last = Some((partitionFilters, dataFilters, listing, stats))
+        (listing, stats)
+    }
+    PruningStats.recordLast(session, stats)
+    listing
+  }
+
+  private def judge(listed: Seq[PartitionDirectory], dataFilters: Seq[Expression]): (Seq[PartitionDirectory], PruningStats) = {
+    val conf = session.sessionState.conf
+    val predicate = PointPredicate.fromFilters(dataFilters)
+    val files = listed.flatMap(_.files.map(_.fileStatus))
+    if (!SparkBloomConf.enabled(conf) || predicate.isEmpty || fieldIdMatching(conf)) {
+      return (listed, PruningStats.Empty.copy(filesTotal = files.size))
+    }
+    val started = System.nanoTime()
+    val cache = ProbeCache.shared
+    cache.resize(SparkBloomConf.cacheMaxBytes(conf))
+    val pruner = new FilePruner(
+      session.sessionState.newHadoopConfWithOptions(options),
+      cache,
+      conf.caseSensitiveAnalysis,
+      legacyCalendarSession = conf.getConfString(SQLConf.PARQUET_REBASE_MODE_IN_READ.key, "CORRECTED") == "LEGACY",
+      parallelism = SparkBloomConf.parallelism(conf))
+    val verdicts = pruner.judge(files, predicate.get)
+    val keepAllFiles = !SparkBloomConf.pruneFiles(conf)
+    val kept = verdicts.filter(v => keepAllFiles || v.keep).map(v => v.status.getPath -> v).toMap
+    val selectRowGroups = SparkBloomConf.pruneRowGroups(conf)
+    val pruned = listed.map { dir =>
+      dir.copy(files = dir.files.flatMap { f =>
+        kept.get(f.fileStatus.getPath).map { verdict =>
+          RowGroupSelection.of(verdict).filter(_ => selectRowGroups)
+            .map(selection => f.copy(metadata = f.metadata + (RowGroupSelection.MetadataKey -> selection)))
+            .getOrElse(f)
+        }
+      })
+    }.filter(_.files.nonEmpty)
+    val judged = verdicts.filter(_.rowGroups >= 0)
+    val stats = PruningStats(
+      filesTotal = files.size,
+      filesSkipped = files.size - kept.size,
+      rowGroupsTotal = judged.map(_.rowGroups.toLong).sum,
+      rowGroupsSkipped = judged.map(_.ruledOut.toLong).sum,
+      filterBytesRead = pruner.filterBytesRead,
+      probeTimeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+    (pruned, stats)
+  }
+
+  /** Matching file columns by field id instead of name: leave such scans alone. */
+  private def fieldIdMatching(conf: SQLConf): Boolean =
+    conf.getConfString("spark.sql.parquet.fieldId.read.enabled", "false").trim.toBoolean
+}

@@ -1,0 +1,48 @@
+package sparkbloom.catalyst
+
+import org.apache.spark.sql.connector.metric.{CustomSumMetric, CustomTaskMetric}
+
+import sparkbloom.read.PruningStats
+
+/**
+ * The driver-side SQL metrics of a pruned scan, one per key of `sparkbloom.last_pruning`.
+ * DataSource V2 scans report them as custom metrics, which Spark instantiates by class name
+ * to aggregate, so each one is a class of its own; V1 scans show the same names and
+ * descriptions on the `BloomPruning` node above the scan.
+ */
+sealed abstract class PruningMetric(metricName: String, metricDescription: String, val valueOf: PruningStats => Long)
+  extends CustomSumMetric {
+  override def name(): String = metricName
+  override def description(): String = metricDescription
+
+  def taskMetric(stats: PruningStats): CustomTaskMetric = new CustomTaskMetric {
+    override def name(): String = metricName
+    override def value(): Long = valueOf(stats)
+  }
+}
+
+final class FilesTotalMetric extends PruningMetric("bloomFilesTotal", "sparkbloom: files before pruning", _.filesTotal)
+final class FilesSkippedMetric extends PruningMetric("bloomFilesSkipped", "sparkbloom: files skipped", _.filesSkipped)
+final class RowGroupsTotalMetric
+  extends PruningMetric("bloomRowGroupsTotal", "sparkbloom: row groups judged", _.rowGroupsTotal)
+final class RowGroupsSkippedMetric
+  extends PruningMetric("bloomRowGroupsSkipped", "sparkbloom: row groups skipped", _.rowGroupsSkipped)
+final class FilterBytesReadMetric
+  extends PruningMetric("bloomFilterBytesRead", "sparkbloom: filter bytes read", _.filterBytesRead)
+final class ProbeTimeMetric extends PruningMetric("bloomProbeTimeMs", "sparkbloom: probe time (ms)", _.probeTimeMs)
+
+object PruningMetrics {
+  def all: Seq[PruningMetric] = Seq(
+    new FilesTotalMetric, new FilesSkippedMetric, new RowGroupsTotalMetric, new RowGroupsSkippedMetric,
+    new FilterBytesReadMetric, new ProbeTimeMetric)
+
+  /** How EXPLAIN shows a scan's pruning. */
+  def describe(stats: Option[PruningStats]): String = stats match {
+    case None => "not listed yet"
+    case Some(s) if s.rowGroupsTotal == 0 && s.filesSkipped == 0 => s"files ${s.filesTotal}, nothing to probe"
+    case Some(s) =>
+      s"files ${s.filesTotal} -> ${s.filesTotal - s.filesSkipped}, " +
+        s"row groups ${s.rowGroupsTotal} -> ${s.rowGroupsTotal - s.rowGroupsSkipped}, " +
+        s"filter bytes read ${s.filterBytesRead}, probe ${s.probeTimeMs} ms"
+  }
+}

@@ -1,0 +1,110 @@
+package sparkbloom.read
+
+import java.nio.file.Files
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.execution.FileSourceScanExec
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
+import org.apache.spark.sql.functions._
+import org.scalatest.funsuite.AnyFunSuite
+
+import sparkbloom.SparkSessionSuite
+import sparkbloom.catalyst.BloomPruningExec
+
+/**
+ * What a user sees of pruning: EXPLAIN (before the query runs) and the SQL metrics the
+ * Spark UI shows, for DataSource V1 scans and, with Parquet routed to V2, `ParquetScan`.
+ */
+class VisibilitySuite extends AnyFunSuite with SparkSessionSuite {
+
+  private lazy val table: String = {
+    val path = Files.createTempDirectory("sparkbloom-visible").toString + "/t"
+    spark.range(0, 20000, 1, 10)
+      .select(col("id").as("k"), concat(lit("v-"), col("id")).as("s"))
+      .orderBy(rand(3)).repartition(10)
+      .write.option("bloom_filter_columns", "k,s").option("parquet.block.size", 16 * 1024)
+      .parquet(path)
+    path
+  }
+
+  private def withV2[T](body: => T): T = {
+    spark.conf.set("spark.sql.sources.useV1SourceList", "")
+    try body finally spark.conf.unset("spark.sql.sources.useV1SourceList")
+  }
+
+  /** The SQL metrics of the last execution, by name, as the Spark UI shows them. */
+  private def uiMetrics(): Map[String, String] = {
+    val store = spark.sharedState.statusStore
+    val execution = store.executionsList().maxBy(_.executionId)
+    val values = store.executionMetrics(execution.executionId)
+    execution.metrics.flatMap(m => values.get(m.accumulatorId).map(m.name -> _)).toMap
+  }
+
+  private def explain(df: DataFrame): String = df.queryExecution.explainString(
+    org.apache.spark.sql.execution.SimpleMode)
+
+  test("V1: EXPLAIN shows files and row groups before and after, before anything runs") {
+    val absent = spark.read.parquet(table).where(col("k") === 987654321L)
+    val text = explain(absent)
+    assert(text.contains("BloomPruning files 10 -> 0, row groups "), text)
+    val sql = spark.sql(s"EXPLAIN FORMATTED SELECT * FROM parquet.`$table` WHERE s = 'v-42'").head().getString(0)
+    assert(sql.contains("Pruning: files 10 -> 1, row groups "), sql)
+  }
+
+  test("V1: driver-side SQL metrics reach the scan and the UI's store") {
+    val df = spark.read.parquet(table).where(col("s").isin("v-1", "v-2"))
+    assert(df.count() == 2)
+    val ui = uiMetrics()
+    assert(ui("sparkbloom: files before pruning") == "10", ui)
+    assert(ui("sparkbloom: files skipped").toLong >= 7, ui)
+    assert(ui("sparkbloom: row groups skipped").toLong > 0, ui)
+    assert(ui.contains("sparkbloom: probe time (ms)") && ui.contains("sparkbloom: filter bytes read"), ui)
+    val plain = spark.read.parquet(table).where(col("k") === 5L)
+    plain.collect()
+    val node = plain.queryExecution.executedPlan.collectFirst { case b: BloomPruningExec => b }.get
+    assert(node.metrics("bloomFilesSkipped").value >= 9)
+    assert(node.child.isInstanceOf[FileSourceScanExec])
+  }
+
+  test("V2: absent keys plan no input partition, present keys only their row groups") {
+    withV2 {
+      val absent = spark.read.parquet(table).where(col("k") === 987654321L)
+      assert(absent.collect().isEmpty)
+      val scan = absent.queryExecution.executedPlan.collectFirst { case b: BatchScanExec => b }.get
+      assert(scan.inputRDD.getNumPartitions == 0)
+      val stats = PruningStats.last(spark).get
+      assert(stats.filesTotal == 10 && stats.filesSkipped == 10, stats)
+
+      val present = spark.read.parquet(table).where(col("k") === 4242L)
+      assert(present.collect().map(_.getLong(0)).toSeq == Seq(4242L))
+      val kept = PruningStats.last(spark).get
+      assert(kept.filesSkipped >= 9 && kept.rowGroupsSkipped >= kept.rowGroupsTotal - 2, kept)
+      val presentScan = present.queryExecution.executedPlan.collectFirst { case b: BatchScanExec => b }.get
+      assert(presentScan.metrics("numOutputRows").value <= 2 * 20000 / kept.rowGroupsTotal + 500)
+    }
+  }
+
+  test("V2: EXPLAIN and custom driver metrics") {
+    withV2 {
+      val df = spark.read.parquet(table).where(col("s") === "v-7" || col("k") === 8L)
+      val text = explain(df)
+      assert(text.contains("BatchScan") && text.contains("BloomPruning: files 10 -> "), text)
+      assert(df.count() == 2)
+      val ui = uiMetrics()
+      assert(ui("sparkbloom: files before pruning") == "10", ui)
+      assert(ui("sparkbloom: files skipped").toLong >= 6, ui)
+    }
+  }
+
+  test("catalog tables, partitioned, through V2 and V1 alike") {
+    spark.range(0, 4000, 1, 4).select(col("id").as("k"), (col("id") % 4).as("p"))
+      .write.partitionBy("p").option("bloom_filter_columns", "k").saveAsTable("visible_parts")
+    for (v2 <- Seq(false, true)) {
+      def run() = spark.sql("SELECT k FROM visible_parts WHERE p = 1 AND k IN (5, 9, 13)").collect().map(_.getLong(0)).sorted.toSeq
+      val rows = if (v2) withV2(run()) else run()
+      assert(rows == Seq(5L, 9L, 13L))
+      val s = PruningStats.last(spark).get
+      assert(s.filesTotal <= 4, s) // partition p = 1 only
+    }
+  }
+}
