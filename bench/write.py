@@ -28,6 +28,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20_000_000)
     parser.add_argument("--files", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--row-groups-per-file", type=int, default=1)
     parser.add_argument("--work", default=str(HERE / "results" / "tmp" / "write"))
     args = parser.parse_args()
 
@@ -38,8 +39,12 @@ def main() -> None:
     data = dataset(spark, args.rows, user_ids=2_000_000, partitions=args.files).cache()
     data.count()
     rows_per_file = args.rows // args.files
+    rows_per_group = rows_per_file // args.row_groups_per_file
+    # ~110 bytes a row in parquet-java's write buffers (as in lookup.py)
+    block = {"parquet.block.size": str(max(1 << 20, rows_per_group * 110))} if args.row_groups_per_file > 1 else {}
     results = {}
-    all_layouts = layouts({"uuid": rows_per_file, "user_id": min(rows_per_file, 2_000_000)})
+    all_layouts = {name: {**options, **block} for name, options in
+                   layouts({"uuid": rows_per_group, "user_id": min(rows_per_group, 2_000_000)}).items()}
     # One untimed write of each layout first, so that none pays for the JIT's warm-up.
     for name, options in all_layouts.items():
         data.write.options(**options).parquet(str(work / f"warmup-{name}"))
@@ -72,24 +77,29 @@ def main() -> None:
                 "filter_bytes_vs_optimal": written / optimal if optimal else None,
                 "mean_fpp": statistics.mean(c["estimated_fpp"] for c in filtered) if filtered else None,
             }
-        results[name] = {"seconds": statistics.median(times), "target_fpp": fpp, "columns": per_column}
+        on_disk = sum(f.stat().st_size for f in (work / f"{name}-0").glob("*.parquet"))
+        results[name] = {"seconds": statistics.median(times), "target_fpp": fpp, "columns": per_column,
+                         "bytes_on_disk": on_disk}
         print(name, json.dumps(results[name]), flush=True)
     base = results["a_none"]["seconds"]
     for name, r in results.items():
         r["throughput_vs_none"] = base / r["seconds"]
+        r["size_vs_none"] = r["bytes_on_disk"] / results["a_none"]["bytes_on_disk"]
     out = HERE / "results" / "write.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"rows": args.rows, "files": args.files, "results": results}, indent=2))
-    print("\n| layout | write time | throughput vs none | uuid bytes/chunk | uuid bytes vs optimal | uuid fpp |"
+    out.write_text(json.dumps({"rows": args.rows, "files": args.files,
+                               "row_groups_per_file": args.row_groups_per_file, "results": results}, indent=2))
+    print("\n| layout | write time | throughput vs none | size vs none | uuid bytes/chunk | uuid bytes vs optimal | uuid fpp |"
           " user_id bytes/chunk | user_id bytes vs optimal | user_id fpp |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, r in results.items():
         u, k = r["columns"]["uuid"], r["columns"]["user_id"]
 
         def fmt(v: object) -> str:
             return f"{v:.3g}" if isinstance(v, float) else str(v)
 
-        print(f"| {name} | {r['seconds']:.2f}s | {r['throughput_vs_none']:.2f}x | {fmt(u['filter_bytes_per_chunk'])} |"
+        print(f"| {name} | {r['seconds']:.2f}s | {r['throughput_vs_none']:.2f}x | {r['size_vs_none']:.3f} |"
+              f" {fmt(u['filter_bytes_per_chunk'])} |"
               f" {fmt(u['filter_bytes_vs_optimal'])} | {fmt(u['mean_fpp'])} | {fmt(k['filter_bytes_per_chunk'])} |"
               f" {fmt(k['filter_bytes_vs_optimal'])} | {fmt(k['mean_fpp'])} |")
     shutil.rmtree(work, ignore_errors=True)

@@ -23,28 +23,33 @@ LABELS = {
     "c_pj_ndv": "(c) parquet-java ndv-tuned",
     "d_pj_adaptive": "(d) parquet-java adaptive",
     "e_sparkbloom": "(e) sparkbloom",
+    "f_sparkbloom_files_extension_off": "(f) sparkbloom's files, extension off",
 }
 
 
 def render(results_file: Path, out: Path) -> Path:
+    """One panel per table shape (small and large row groups), seconds on a log scale."""
     data = json.loads(results_file.read_text())
-    results = data["results"]
-    layouts = [name for name in LABELS if name in results]
-    queries = list(results[layouts[0]])
-    width = 0.8 / len(layouts)
-    fig, ax = plt.subplots(figsize=(12, 5))
-    for i, layout in enumerate(layouts):
-        xs = [q + i * width for q in range(len(queries))]
-        ax.bar(xs, [results[layout][q]["seconds"] for q in queries], width, label=LABELS[layout])
-    ax.set_xticks([q + 0.4 - width / 2 for q in range(len(queries))])
-    ax.set_xticklabels(queries, rotation=20, ha="right")
-    ax.set_ylabel("seconds (median of warm runs)")
-    ax.set_title(f"sparkbloom lookup benchmark: {data['rows']:,} rows in {data['files']} files")
-    ax.legend()
+    shapes = data["shapes"]
+    fig, axes = plt.subplots(len(shapes), 1, figsize=(13, 5 * len(shapes)), squeeze=False)
+    for ax, (shape, results) in zip(axes[:, 0], shapes.items()):
+        layouts = [name for name in LABELS if name in results]
+        queries = list(results[layouts[0]])
+        width = 0.8 / len(layouts)
+        for i, layout in enumerate(layouts):
+            xs = [q + i * width for q in range(len(queries))]
+            ax.bar(xs, [results[layout][q]["seconds"] for q in queries], width, label=LABELS[layout])
+        ax.set_xticks([q + 0.4 - width / 2 for q in range(len(queries))])
+        ax.set_xticklabels(queries, rotation=15, ha="right")
+        ax.set_yscale("log")
+        ax.set_ylabel("seconds, median of warm runs (log)")
+        files = data["files"] if shape == "small" else data.get("large_files", "?")
+        ax.set_title(f"{data['rows']:,} rows in {files} files ({shape} row groups)")
+        ax.legend(fontsize=8)
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
     target = out / "lookup.png"
-    fig.savefig(target, dpi=100)
+    fig.savefig(target, dpi=90)
     return target
 
 

@@ -69,6 +69,30 @@ def test_last_pruning_reports_skipped_files(spark: SparkSession, tmp_path: Path)
     spark.conf.set("spark.sparkbloom.enabled", "false")
     try:
         assert spark.read.parquet(path).where(F.col("user_id") == 7).count() == 1
-        assert sparkbloom.last_pruning(spark)["files_skipped"] == 0
+        assert sparkbloom.last_pruning(spark)["files_skipped"] == 0  # nothing judged
     finally:
         spark.conf.unset("spark.sparkbloom.enabled")
+
+
+def test_explain_shows_pruning_for_v1_and_v2_scans(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "visible")
+    (
+        spark.range(0, 8_000, 1, 4)
+        .select(F.col("id").alias("k"))
+        .orderBy(F.rand(5))
+        .repartition(4)
+        .write.options(**sparkbloom.write_options(["k"]))
+        .parquet(path)
+    )
+    v1 = spark.sql(f"EXPLAIN SELECT * FROM parquet.`{path}` WHERE k = -5").first()[0]
+    assert "BloomPruning files 4 -> 0, row groups" in v1, v1
+    spark.conf.set("spark.sql.sources.useV1SourceList", "")
+    try:
+        df = spark.read.parquet(path).where(F.col("k").isin(3, -7))
+        v2 = df._jdf.queryExecution().explainString(spark._jvm.org.apache.spark.sql.execution.SimpleMode)
+        assert "BatchScan" in v2 and "BloomPruning: files 4 -> " in v2, v2
+        assert [r["k"] for r in df.collect()] == [3]
+        stats = sparkbloom.last_pruning(spark)
+        assert stats["files_total"] == 4 and stats["files_skipped"] >= 2, stats
+    finally:
+        spark.conf.unset("spark.sql.sources.useV1SourceList")

@@ -1,7 +1,10 @@
 package sparkbloom.catalyst
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.planning.ScanOperation
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, SparkStrategy}
@@ -11,7 +14,7 @@ import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2ScanRelation, 
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
 import sparkbloom.SparkBloomConf
-import sparkbloom.read.BloomReadParquetFileFormat
+import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats}
 
 /**
  * Plans Parquet scans with Bloom-filter pruning, for DataSource V1 relations (Spark's
@@ -23,39 +26,51 @@ import sparkbloom.read.BloomReadParquetFileFormat
  */
 final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy {
 
-  override def apply(plan: LogicalPlan): Seq[SparkPlan] =
-    if (!SparkBloomConf.enabled(session.sessionState.conf)) Nil
-    else plan match {
-      case ScanOperation(_, _, _, relation: LogicalRelation) => planV1(plan, relation)
-      case ScanOperation(_, _, _, relation: DataSourceV2ScanRelation) => planV2(plan, relation)
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
+    case ScanOperation(_, _, filters, relation: LogicalRelation) => relation.relation match {
+      case fs: HadoopFsRelation if fs.fileFormat.isInstanceOf[ParquetFileFormat] &&
+          !fs.location.isInstanceOf[BloomPruningFileIndex] => whenJudgeable(filters)(planV1(plan, relation, fs))
       case _ => Nil
     }
-
-  private def planV1(plan: LogicalPlan, relation: LogicalRelation): Seq[SparkPlan] = relation.relation match {
-    case fs: HadoopFsRelation if fs.fileFormat.isInstanceOf[ParquetFileFormat] &&
-        !fs.location.isInstanceOf[BloomPruningFileIndex] =>
-      val index = new BloomPruningFileIndex(fs.location, session, fs.options)
-      val pruned = relation.copy(relation =
-        fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat)(fs.sparkSession))
-      FileSourceStrategy(replace(plan, relation, pruned)).map(_.transformUp {
-        case scan: FileSourceScanExec if scan.relation.location eq index => BloomPruningExec(scan)
-      })
+    case ScanOperation(_, _, _, relation: DataSourceV2ScanRelation) => relation.scan match {
+      case scan: ParquetScan if !scan.isInstanceOf[BloomParquetScan] =>
+        whenJudgeable(scan.dataFilters)(planV2(plan, relation, scan))
+      case _ => Nil
+    }
     case _ => Nil
   }
 
-  private def planV2(plan: LogicalPlan, relation: DataSourceV2ScanRelation): Seq[SparkPlan] = relation.scan match {
-    case scan: ParquetScan if !scan.isInstanceOf[BloomParquetScan] =>
-      val options = scan.options.asCaseSensitiveMap().entrySet().toArray(Array.empty[java.util.Map.Entry[String, String]])
-        .map(e => e.getKey -> e.getValue).toMap
-      val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options)
-      val readerConf = new Configuration(scan.hadoopConf)
-      if (SparkBloomConf.pruneRowGroups(session.sessionState.conf)) {
-        // the driver read the filters already: tasks must not read them a second time
-        readerConf.setBoolean("parquet.filter.bloom.enabled", false)
-      }
-      val pruned = relation.copy(scan = new BloomParquetScan(scan, index, readerConf))
-      classicSession.map(s => new DataSourceV2Strategy(s)(replace(plan, relation, pruned))).getOrElse(Nil)
-    case _ => Nil
+  /**
+   * Switched off, or with no `=`/`IN`/`<=>` on literals among the scan's filters (a full
+   * scan, ranges only), Spark plans the scan exactly as without sparkbloom: nothing can be
+   * judged, so nothing of sparkbloom's may cost anything.
+   */
+  private def whenJudgeable(filters: Seq[Expression])(planned: => Seq[SparkPlan]): Seq[SparkPlan] =
+    if (SparkBloomConf.enabled(session.sessionState.conf) && PointPredicate.fromFilters(filters).isDefined) planned
+    else {
+      PruningStats.recordLast(session, PruningStats.Empty)
+      Nil
+    }
+
+  private def planV1(plan: LogicalPlan, relation: LogicalRelation, fs: HadoopFsRelation): Seq[SparkPlan] = {
+    val index = new BloomPruningFileIndex(fs.location, session, fs.options)
+    val pruned = relation.copy(relation =
+      fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat)(fs.sparkSession))
+    FileSourceStrategy(replace(plan, relation, pruned)).map(_.transformUp {
+      case scan: FileSourceScanExec if scan.relation.location eq index => BloomPruningExec(scan)
+    })
+  }
+
+  private def planV2(plan: LogicalPlan, relation: DataSourceV2ScanRelation, scan: ParquetScan): Seq[SparkPlan] = {
+    val options = scan.options.asCaseSensitiveMap().asScala.toMap
+    val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options)
+    val readerConf = new Configuration(scan.hadoopConf)
+    if (SparkBloomConf.pruneRowGroups(session.sessionState.conf)) {
+      // the driver read the filters already: tasks must not read them a second time
+      readerConf.setBoolean("parquet.filter.bloom.enabled", false)
+    }
+    val pruned = relation.copy(scan = new BloomParquetScan(scan, index, readerConf))
+    classicSession.map(s => new DataSourceV2Strategy(s)(replace(plan, relation, pruned))).getOrElse(Nil)
   }
 
   private def classicSession: Option[org.apache.spark.sql.classic.SparkSession] = session match {
