@@ -34,8 +34,9 @@ def main(out_dir: str) -> None:
     print(f"sparkbloom {sparkbloom.version()}")
     path = str(Path(out_dir) / "users")
     data = spark.range(500_000).select(F.col("id").alias("user_id"), (F.col("id") % 7).alias("segment"))
-    data.repartition(10, F.rand(seed=5)).write.options(**sparkbloom.write_options(["user_id"])).parquet(path)
-    print("written at the default fpp (0.01):")
+    at_one_percent = sparkbloom.write_options(["user_id"], fpp=0.01)
+    data.repartition(10, F.rand(seed=5)).write.options(**at_one_percent).parquet(path)
+    print("written at fpp 0.01 (parquet-java's and DuckDB's default):")
     summarize(spark, path)
 
     wanted = list(range(10_000_000, 10_000_100))  # 100 absent ids: each one a false-positive chance
@@ -44,7 +45,7 @@ def main(out_dir: str) -> None:
 
     tuned = str(Path(out_dir) / "users_tuned")
     spark.read.parquet(path).write.options(**sparkbloom.write_options(["user_id"], fpp=0.0001)).parquet(tuned)
-    print("rewritten at fpp 0.0001:")
+    print("rewritten at fpp 0.0001 (sparkbloom's default):")
     summarize(spark, tuned)
     spark.read.parquet(tuned).where(F.col("user_id").isin(wanted)).count()
     print("IN (100 absent ids) at fpp 0.0001:", sparkbloom.last_pruning(spark))

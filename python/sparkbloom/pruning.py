@@ -22,7 +22,8 @@ def last_pruning(spark: SparkSession) -> dict[str, int]:
     (row groups the driver ruled out, including those of skipped files),
     ``filter_bytes_read`` (footer-located filter bytes read on the driver, 0 when served
     from the cache) and ``probe_time_ms``. An empty dict before the first scan; all zero
-    for a scan planned with ``spark.sparkbloom.enabled`` off (nothing was judged).
+    for a scan with nothing to judge (``spark.sparkbloom.enabled`` off, or no ``=``, ``IN``
+    or ``<=>`` on a literal).
     """
     jvm = spark.sparkContext._jvm
     assert jvm is not None

@@ -6,32 +6,78 @@ import sparkbloom.sbbf.{FilterSizing, SplitBlockBloomFilter}
  * Collects one column's hashes for the current row group and produces its right-sized
  * filter when the row group ends, without knowing the distinct count in advance.
  *
- * Values go into a filter of `startBlocks` blocks; at the end it is folded to the smallest
- * block count that divides `startBlocks` and still meets the fpp, measured on its own bits
- * (folding is exact: the result equals a filter built at that size from the same hashes).
- * `startBlocks` is chosen with many divisors, and up to four times the ceiling, so that
- * the fold can land close to the optimal size (folding only divides the block count, so
- * a start at the ceiling could not land between it and half of it).
+ * Up to [[ColumnFilterBuilder.BufferedHashes]] distinct hashes are simply kept (sorted
+ * and deduplicated whenever the buffer fills): at the end their exact count sizes the
+ * filter, which is then built from them. That is every row group of modest size, at no
+ * more memory than the hashes and with no large filter to clear and fold.
+ *
+ * Beyond that, values go into a filter of `startBlocks` blocks; at the end it is folded to
+ * the smallest block count that divides `startBlocks` and still meets the fpp, measured
+ * on its own bits (folding is exact: the result equals a filter built at that size from
+ * the same hashes). `startBlocks` is chosen with many divisors, and up to four times the
+ * ceiling, so that the fold can land close to the optimal size (folding only divides the
+ * block count, so a start at the ceiling could not land between it and half of it).
  */
 final class ColumnFilterBuilder(column: BloomColumn, maxBytes: Int) {
+  import ColumnFilterBuilder.BufferedHashes
+
   private val startBlocks: Int = ColumnFilterBuilder.startBlocks(column, maxBytes)
   private val maxBlocks: Int = math.max(1, maxBytes / SplitBlockBloomFilter.BytesPerBlock)
+  private var hashes: Array[Long] = new Array[Long](1024)
+  private var buffered: Int = 0
   private var filter: SplitBlockBloomFilter = null
-  private var values: Long = 0
 
-  def insert(hash: Long): Unit = {
-    if (filter == null) filter = SplitBlockBloomFilter.withBlocks(startBlocks)
-    filter.insert(hash)
-    values += 1
+  def insert(hash: Long): Unit =
+    if (filter != null) filter.insert(hash)
+    else {
+      if (buffered == hashes.length) makeRoom()
+      if (filter != null) filter.insert(hash)
+      else {
+        hashes(buffered) = hash
+        buffered += 1
+      }
+    }
+
+  /** Grows the buffer, or drops duplicates, or (too many distinct hashes) moves to a filter. */
+  private def makeRoom(): Unit =
+    if (hashes.length < BufferedHashes) hashes = java.util.Arrays.copyOf(hashes, math.min(BufferedHashes, 2 * hashes.length))
+    else {
+      buffered = sortedDistinct()
+      if (buffered > BufferedHashes / 2) {
+        filter = SplitBlockBloomFilter.withBlocks(startBlocks)
+        var i = 0
+        while (i < buffered) { filter.insert(hashes(i)); i += 1 }
+        buffered = 0
+      }
+    }
+
+  /** Sorts the buffered hashes and removes duplicates in place; returns how many remain. */
+  private def sortedDistinct(): Int = {
+    java.util.Arrays.sort(hashes, 0, buffered)
+    var distinct = 0
+    var i = 0
+    while (i < buffered) {
+      if (distinct == 0 || hashes(i) != hashes(distinct - 1)) { hashes(distinct) = hashes(i); distinct += 1 }
+      i += 1
+    }
+    distinct
   }
 
   /** The row group's filter, right-sized; the builder starts over for the next row group. */
   def finish(): SplitBlockBloomFilter = {
     val result =
-      if (filter == null) SplitBlockBloomFilter.withBlocks(1)
-      else filter.foldedToFpp(column.fpp, maxBlocks = maxBlocks)
+      if (filter != null) filter.foldedToFpp(column.fpp, maxBlocks = maxBlocks)
+      else if (buffered == 0) SplitBlockBloomFilter.withBlocks(1)
+      else {
+        val distinct = sortedDistinct()
+        val sized = SplitBlockBloomFilter.forDistinctValues(distinct, column.fpp,
+          maxBytes = maxBlocks * SplitBlockBloomFilter.BytesPerBlock)
+        var i = 0
+        while (i < distinct) { sized.insert(hashes(i)); i += 1 }
+        sized
+      }
     filter = null
-    values = 0
+    buffered = 0
     result
   }
 }
@@ -40,6 +86,9 @@ object ColumnFilterBuilder {
 
   /** The most memory one column's filter may take while a row group is written. */
   val MaxCollectBytes: Int = 8 * 1024 * 1024
+
+  /** Distinct hashes kept before collecting into a filter instead (1 MiB of hashes). */
+  val BufferedHashes: Int = 128 * 1024
 
   /**
    * The block count to collect into: the number with the most divisors (the largest
