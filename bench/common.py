@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession, functions as F
 
 import sparkbloom
@@ -45,6 +46,20 @@ def dataset(spark: SparkSession, rows: int, user_ids: int, partitions: int) -> D
         )
         .repartition(partitions, F.rand(seed=11))
     )
+
+
+def lookup_table(spark: SparkSession, rows: int, files: int) -> DataFrame:
+    """The lookup benchmarks' table (user_id ~rows/10 distinct), shuffled into ``files``
+    partitions once and kept on disk, so every layout is written from the same rows."""
+    data = dataset(spark, rows, user_ids=max(1, rows // 10), partitions=files).persist(StorageLevel.DISK_ONLY)
+    data.count()
+    return data
+
+
+def block_size(rows_per_group: int) -> str:
+    """``parquet.block.size`` for row groups of about ``rows_per_group`` rows of this table
+    (~110 bytes a row in parquet-java's write buffers)."""
+    return str(max(1 << 20, rows_per_group * 110))
 
 
 #: Write options of each layout: (a) none, (b)-(d) parquet-java's own, (e) sparkbloom.

@@ -19,11 +19,10 @@ import statistics
 from pathlib import Path
 from typing import Callable
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession, functions as F
 
 import sparkbloom
-from common import bench_session, dataset, layouts, measure_once
+from common import bench_session, block_size, layouts, lookup_table, measure_once
 
 HERE = Path(__file__).resolve().parent
 ABSENT_UUID = "7f3a9c2e-1b4d-4e8f-9a6b-0c5d2e7f1a3b"
@@ -45,15 +44,12 @@ def main() -> None:
     spark = bench_session("sparkbloom-bench-lookup")
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)
-    data = dataset(spark, args.rows, user_ids=max(1, args.rows // 10), partitions=args.files)
-    data = data.persist(StorageLevel.DISK_ONLY)
-    data.count()
+    data = lookup_table(spark, args.rows, args.files)
     keys = lookup_keys(data)
 
     rows_per_file = args.rows // args.files
     shapes: dict[str, tuple[DataFrame, dict[str, str], int]] = {
-        # ~110 bytes a row in parquet-java's write buffers; parquet.block.size sets row groups per file
-        "small": (data, {"parquet.block.size": str(max(1 << 20, rows_per_file * 110 // args.row_groups_per_file))},
+        "small": (data, {"parquet.block.size": block_size(rows_per_file // args.row_groups_per_file)},
                   max(1, rows_per_file // args.row_groups_per_file)),
         # coalesce keeps the shuffled order: min/max still cannot prune
         "large": (data.coalesce(args.large_files), {}, args.rows // args.large_files),

@@ -18,11 +18,10 @@ import statistics
 from pathlib import Path
 from typing import Callable
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, functions as F
 
 import sparkbloom
-from common import bench_session, dataset, measure_once
+from common import bench_session, block_size, lookup_table, measure_once
 
 HERE = Path(__file__).resolve().parent
 
@@ -39,12 +38,11 @@ def main() -> None:
     spark = bench_session("sparkbloom-bench-overhead")
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)
-    data = dataset(spark, args.rows, user_ids=max(1, args.rows // 10), partitions=args.files)
-    data = data.persist(StorageLevel.DISK_ONLY)
-    block_size = str(max(1 << 20, args.rows // args.files * 110 // args.row_groups_per_file))
-    data.write.options(**sparkbloom.write_options(["uuid", "user_id"])).option("parquet.block.size", block_size) \
-        .parquet(str(work / "with_filters"))
-    data.write.option("parquet.block.size", block_size).parquet(str(work / "no_filters"))
+    data = lookup_table(spark, args.rows, args.files)
+    rows_per_group = args.rows // args.files // args.row_groups_per_file
+    sized = {"parquet.block.size": block_size(rows_per_group)}
+    data.write.options(**sparkbloom.write_options(["uuid", "user_id"])).options(**sized).parquet(str(work / "with_filters"))
+    data.write.options(**sized).parquet(str(work / "no_filters"))
     filtered = spark.read.parquet(str(work / "with_filters"))
     plain = spark.read.parquet(str(work / "no_filters"))
 

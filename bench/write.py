@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import sparkbloom
-from common import bench_session, dataset, layouts
+from common import bench_session, block_size, dataset, layouts
 
 HERE = Path(__file__).resolve().parent
 
@@ -40,8 +40,7 @@ def main() -> None:
     data.count()
     rows_per_file = args.rows // args.files
     rows_per_group = rows_per_file // args.row_groups_per_file
-    # ~110 bytes a row in parquet-java's write buffers (as in lookup.py)
-    block = {"parquet.block.size": str(max(1 << 20, rows_per_group * 110))} if args.row_groups_per_file > 1 else {}
+    block = {"parquet.block.size": block_size(rows_per_group)} if args.row_groups_per_file > 1 else {}
     results = {}
     all_layouts = {name: {**options, **block} for name, options in
                    layouts({"uuid": rows_per_group, "user_id": min(rows_per_group, 2_000_000)}).items()}
