@@ -2,7 +2,6 @@ package sparkbloom.catalyst
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.planning.ScanOperation
@@ -55,7 +54,7 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
   private def planV1(plan: LogicalPlan, relation: LogicalRelation, fs: HadoopFsRelation): Seq[SparkPlan] = {
     val index = new BloomPruningFileIndex(fs.location, session, fs.options)
     val pruned = relation.copy(relation =
-      fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat)(fs.sparkSession))
+      fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat(rowGroupsJudged))(fs.sparkSession))
     FileSourceStrategy(replace(plan, relation, pruned)).map(_.transformUp {
       case scan: FileSourceScanExec if scan.relation.location eq index => BloomPruningExec(scan)
     })
@@ -64,14 +63,14 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
   private def planV2(plan: LogicalPlan, relation: DataSourceV2ScanRelation, scan: ParquetScan): Seq[SparkPlan] = {
     val options = scan.options.asCaseSensitiveMap().asScala.toMap
     val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options)
-    val readerConf = new Configuration(scan.hadoopConf)
-    if (SparkBloomConf.pruneRowGroups(session.sessionState.conf)) {
-      // the driver read the filters already: tasks must not read them a second time
-      readerConf.setBoolean("parquet.filter.bloom.enabled", false)
-    }
+    val readerConf =
+      if (rowGroupsJudged) BloomReadParquetFileFormat.withoutTaskFilters(scan.hadoopConf) else scan.hadoopConf
     val pruned = relation.copy(scan = new BloomParquetScan(scan, index, readerConf))
     classicSession.map(s => new DataSourceV2Strategy(s)(replace(plan, relation, pruned))).getOrElse(Nil)
   }
+
+  /** The driver selects row groups, and tasks then need not read filters again. */
+  private def rowGroupsJudged: Boolean = SparkBloomConf.pruneRowGroups(session.sessionState.conf)
 
   private def classicSession: Option[org.apache.spark.sql.classic.SparkSession] = session match {
     case s: org.apache.spark.sql.classic.SparkSession => Some(s)

@@ -8,15 +8,16 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
-import sparkbloom.SparkBloomConf
-
 /**
  * Spark's Parquet reader, told by the driver which row groups to skip: a split reads only
  * the row groups the driver found may match (see [[RowGroupSelection]]); a split left with
  * none opens nothing. Because the driver already probed the filters, tasks do not read
- * them a second time (`parquet.filter.bloom.enabled` is off for judged scans).
+ * them a second time.
+ *
+ * @param rowGroupsJudged the driver selects row groups for this scan
+ *                        (`spark.sparkbloom.pruning.rowGroups` when it was planned)
  */
-final class BloomReadParquetFileFormat extends ParquetFileFormat {
+final class BloomReadParquetFileFormat(rowGroupsJudged: Boolean) extends ParquetFileFormat {
 
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,
@@ -25,27 +26,31 @@ final class BloomReadParquetFileFormat extends ParquetFileFormat {
       requiredSchema: StructType,
       filters: Seq[Filter],
       options: Map[String, String],
-      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
-    val conf = sparkSession.sessionState.conf
-    val judged = SparkBloomConf.enabled(conf) && SparkBloomConf.pruneRowGroups(conf)
-    val readerConf =
-      if (judged) {
-        val copy = new Configuration(hadoopConf)
-        copy.setBoolean("parquet.filter.bloom.enabled", false)
-        copy
-      } else hadoopConf
-    val read = super.buildReaderWithPartitionValues(
-      sparkSession, dataSchema, partitionSchema, requiredSchema, filters, options, readerConf)
-    if (!judged) read
-    else (file: PartitionedFile) =>
-      file.otherConstantMetadataColumnValues.get(RowGroupSelection.MetadataKey) match {
-        case Some(selection: RowGroupSelection) =>
-          selection.rangesWithin(file.start, file.length).iterator.flatMap { case (start, length) =>
-            read(file.copy(start = start, length = length))
-          }
-        case _ => read(file)
-      }
-  }
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] =
+    if (!rowGroupsJudged) {
+      super.buildReaderWithPartitionValues(
+        sparkSession, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
+    } else {
+      val read = super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema,
+        filters, options, BloomReadParquetFileFormat.withoutTaskFilters(hadoopConf))
+      (file: PartitionedFile) =>
+        file.otherConstantMetadataColumnValues.get(RowGroupSelection.MetadataKey) match {
+          case Some(selection: RowGroupSelection) =>
+            selection.rangesWithin(file.start, file.length).iterator.flatMap { case (start, length) =>
+              read(file.copy(start = start, length = length))
+            }
+          case _ => read(file)
+        }
+    }
 
   override def toString: String = "Parquet"
+}
+
+object BloomReadParquetFileFormat {
+  /** A reader configuration in which parquet-java does not read Bloom filters in tasks. */
+  def withoutTaskFilters(hadoopConf: Configuration): Configuration = {
+    val copy = new Configuration(hadoopConf)
+    copy.setBoolean("parquet.filter.bloom.enabled", false)
+    copy
+  }
 }
