@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types._
 
 import sparkbloom.hashing.{LiteralProbe, ProbeHashes}
-import sparkbloom.read.{BloomFilterIO, ChunkReport, FileInspector, FilterLookup, FooterSummary, ParquetFileListing}
+import sparkbloom.read.{BloomFilterIO, ChunkReport, FileInspector, FilterLookup, FooterReader, ParquetFileListing}
 
 /**
  * The inspection helpers behind `sparkbloom.inspect`, `sparkbloom.might_contain`, the SQL
@@ -70,8 +70,7 @@ object Inspection {
     val input = org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(status, conf)
     val stream = input.newStream()
     try {
-      val footer = FooterSummary(org.apache.parquet.hadoop.ParquetFileReader.readFooter(
-        input, org.apache.parquet.HadoopReadOptions.builder(conf).build(), stream))
+      val footer = FooterReader.read(input, org.apache.parquet.HadoopReadOptions.builder(conf).build(), stream, conf)
       if (!footer.rowGroups.forall(_.columns.contains(column)) && footer.rowGroups.nonEmpty) {
         throw new SparkBloomException(s"column '$column' is not in $file; its columns: " +
           footer.rowGroups.head.columns.keys.toSeq.sorted.mkString(", "))

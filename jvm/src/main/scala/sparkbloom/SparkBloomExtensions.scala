@@ -2,7 +2,7 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomScanStrategy, BloomWriteRule, InspectionTableFunctions}
+import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, InspectionTableFunctions}
 
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.
@@ -13,6 +13,7 @@ import sparkbloom.catalyst.{BloomScanStrategy, BloomWriteRule, InspectionTableFu
 class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectPostHocResolutionRule(BloomWriteRule)
+    extensions.injectPostHocResolutionRule(BloomCacheInvalidation)
     extensions.injectPlannerStrategy(BloomScanStrategy)
     extensions.injectTableFunction(InspectionTableFunctions.inspect)
     extensions.injectTableFunction(InspectionTableFunctions.probe)

@@ -1,39 +1,52 @@
 package sparkbloom.catalyst
 
+import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.FileSourceOptions
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
-import org.apache.spark.sql.execution.datasources.FilePartition
+import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetOptions
+import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
+import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import sparkbloom.read.RowGroupSelection
+import sparkbloom.read.{BloomReadParquetFileFormat, RowGroupSelection}
 
 /**
  * Spark's DataSource V2 Parquet scan over a [[BloomPartitioningAwareFileIndex]]: skipped
- * files never become input partitions, and each kept file is handed to the reader as the
- * byte ranges of its row groups that may match (so parquet-java reads only those). Its
- * description (EXPLAIN) and custom driver metrics (Spark UI) show the pruning.
+ * files never become input partitions, and each kept file the driver judged is handed to
+ * the reader as the byte ranges of its row groups that may match (so parquet-java reads
+ * only those, without reading filters again); files it could not judge are read as Spark
+ * reads them. Its description (EXPLAIN) and custom driver metrics (Spark UI) show the pruning.
  */
-final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFileIndex, readerConf: Configuration)
+final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFileIndex)
   extends ParquetScan(
-    base.sparkSession, readerConf, index, base.dataSchema, base.readDataSchema, base.readPartitionSchema,
+    base.sparkSession, base.hadoopConf, index, base.dataSchema, base.readDataSchema, base.readPartitionSchema,
     base.pushedFilters, base.options, base.pushedAggregate, base.partitionFilters, base.dataFilters,
     base.pushedVariantExtractions) {
 
   override def partitions: Seq[FilePartition] =
     super.partitions.map { partition =>
       partition.copy(files = partition.files.flatMap { file =>
-        file.otherConstantMetadataColumnValues.get(RowGroupSelection.MetadataKey) match {
-          case Some(selection: RowGroupSelection) =>
-            val metadata = file.otherConstantMetadataColumnValues - RowGroupSelection.MetadataKey
+        RowGroupSelection.in(file) match {
+          case Some(selection) =>
+            val judged = file.otherConstantMetadataColumnValues + (RowGroupSelection.MetadataKey -> BloomParquetScan.Judged)
             selection.rangesWithin(file.start, file.length).map { case (start, length) =>
-              file.copy(start = start, length = length, otherConstantMetadataColumnValues = metadata)
+              file.copy(start = start, length = length, otherConstantMetadataColumnValues = judged)
             }
-          case _ => Seq(file)
+          case None => Seq(file)
         }
       })
     }.filter(_.files.nonEmpty).zipWithIndex.map { case (partition, i) => partition.copy(index = i) }
+
+  override def createReaderFactory(): PartitionReaderFactory = new BloomParquetScan.ReaderFactory(
+    new ParquetOptions(base.options.asCaseSensitiveMap.asScala.toMap, base.sparkSession.sessionState.conf),
+    super.createReaderFactory().asInstanceOf[FilePartitionReaderFactory],
+    base.copy(hadoopConf = BloomReadParquetFileFormat.withoutTaskFilters(base.hadoopConf))
+      .createReaderFactory().asInstanceOf[FilePartitionReaderFactory])
 
   override def getMetaData(): Map[String, String] = {
     try index.listFiles(partitionFilters, dataFilters)
@@ -46,4 +59,27 @@ final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFil
 
   override def reportDriverMetrics(): Array[CustomTaskMetric] =
     super.reportDriverMetrics() ++ index.pruner.lastStats.toSeq.flatMap(s => PruningMetrics.all.map(_.taskMetric(s)))
+}
+
+private object BloomParquetScan {
+  /** Marks a range of a judged file once its selection has been applied on the driver. */
+  val Judged = "judged"
+
+  /**
+   * Spark's Parquet reader factory, chosen per file: ranges of files the driver judged are
+   * read without parquet-java reading filters again; other files keep its in-task filtering.
+   */
+  final class ReaderFactory(
+      override val options: FileSourceOptions,
+      unjudged: FilePartitionReaderFactory,
+      judged: FilePartitionReaderFactory) extends FilePartitionReaderFactory {
+
+    private def forFile(file: PartitionedFile): FilePartitionReaderFactory =
+      if (file.otherConstantMetadataColumnValues.contains(RowGroupSelection.MetadataKey)) judged else unjudged
+
+    override def supportColumnarReads(partition: InputPartition): Boolean = unjudged.supportColumnarReads(partition)
+    override def buildReader(file: PartitionedFile): PartitionReader[InternalRow] = forFile(file).buildReader(file)
+    override def buildColumnarReader(file: PartitionedFile): PartitionReader[ColumnarBatch] =
+      forFile(file).buildColumnarReader(file)
+  }
 }

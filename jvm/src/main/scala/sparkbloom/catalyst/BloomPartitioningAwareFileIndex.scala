@@ -16,10 +16,11 @@ import org.apache.spark.sql.types.StructType
 final class BloomPartitioningAwareFileIndex(
     val delegate: PartitioningAwareFileIndex,
     session: SparkSession,
-    options: Map[String, String])
+    options: Map[String, String],
+    selectRowGroups: Boolean)
   extends PartitioningAwareFileIndex(session, options, None) {
 
-  val pruner = new ListingPruner(session, options)
+  val pruner = new ListingPruner(session, options, selectRowGroups)
 
   override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] =
     pruner.prune(partitionFilters, dataFilters)(delegate.listFiles(partitionFilters, dataFilters))

@@ -15,9 +15,10 @@ import org.apache.spark.sql.types.StructType
 final class BloomPruningFileIndex(
     val delegate: FileIndex,
     session: SparkSession,
-    options: Map[String, String]) extends FileIndex {
+    options: Map[String, String],
+    selectRowGroups: Boolean) extends FileIndex {
 
-  val pruner = new ListingPruner(session, options)
+  val pruner = new ListingPruner(session, options, selectRowGroups)
 
   override def rootPaths: Seq[Path] = delegate.rootPaths
   override def inputFiles: Array[String] = delegate.inputFiles

@@ -3,14 +3,15 @@ package sparkbloom.catalyst
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.planning.ScanOperation
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, SparkStrategy}
-import org.apache.spark.sql.execution.datasources.{FileSourceStrategy, HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.{FileFormat, FileSourceStrategy, HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2ScanRelation, DataSourceV2Strategy}
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
+import org.apache.spark.sql.types.StructType
 
 import sparkbloom.SparkBloomConf
 import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats}
@@ -27,17 +28,21 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case ScanOperation(_, _, filters, relation: LogicalRelation) => relation.relation match {
-      case fs: HadoopFsRelation if fs.fileFormat.isInstanceOf[ParquetFileFormat] &&
+      case fs: HadoopFsRelation if fs.fileFormat.getClass == classOf[ParquetFileFormat] &&
           !fs.location.isInstanceOf[BloomPruningFileIndex] => whenJudgeable(filters)(planV1(plan, relation, fs))
       case _ => Nil
     }
     case ScanOperation(_, _, _, relation: DataSourceV2ScanRelation) => relation.scan match {
-      case scan: ParquetScan if !scan.isInstanceOf[BloomParquetScan] =>
+      case scan: ParquetScan if scan.getClass == classOf[ParquetScan] =>
         whenJudgeable(scan.dataFilters)(planV2(plan, relation, scan))
       case _ => Nil
     }
     case _ => Nil
   }
+
+  // Only Spark's own Parquet format and scan, never a subclass: another project's format
+  // (Delta's DeltaParquetFileFormat reads column-mapped names and deletion vectors; other
+  // lake formats have theirs) is planned exactly as without sparkbloom.
 
   /**
    * Switched off, or with no `=`/`IN`/`<=>` on literals among the scan's filters (a full
@@ -52,9 +57,9 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
     }
 
   private def planV1(plan: LogicalPlan, relation: LogicalRelation, fs: HadoopFsRelation): Seq[SparkPlan] = {
-    val index = new BloomPruningFileIndex(fs.location, session, fs.options)
+    val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups(relation.output))
     val pruned = relation.copy(relation =
-      fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat(rowGroupsJudged))(fs.sparkSession))
+      fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat)(fs.sparkSession))
     FileSourceStrategy(replace(plan, relation, pruned)).map(_.transformUp {
       case scan: FileSourceScanExec if scan.relation.location eq index => BloomPruningExec(scan)
     })
@@ -62,15 +67,23 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
 
   private def planV2(plan: LogicalPlan, relation: DataSourceV2ScanRelation, scan: ParquetScan): Seq[SparkPlan] = {
     val options = scan.options.asCaseSensitiveMap().asScala.toMap
-    val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options)
-    val readerConf =
-      if (rowGroupsJudged) BloomReadParquetFileFormat.withoutTaskFilters(scan.hadoopConf) else scan.hadoopConf
-    val pruned = relation.copy(scan = new BloomParquetScan(scan, index, readerConf))
+    val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options, selectRowGroups(relation.output))
+    val pruned = relation.copy(scan = new BloomParquetScan(scan, index))
     classicSession.map(s => new DataSourceV2Strategy(s)(replace(plan, relation, pruned))).getOrElse(Nil)
   }
 
-  /** The driver selects row groups, and tasks then need not read filters again. */
-  private def rowGroupsJudged: Boolean = SparkBloomConf.pruneRowGroups(session.sessionState.conf)
+  /**
+   * Whether tasks read only the row groups the driver selected. Not when the query reads
+   * `_metadata.file_block_start` or `file_block_length`: those report the byte range a
+   * task reads, and must stay Spark's split.
+   */
+  private def selectRowGroups(output: Seq[Attribute]): Boolean =
+    SparkBloomConf.pruneRowGroups(session.sessionState.conf) && !output.exists { a =>
+      a.name == FileFormat.METADATA_NAME && (a.dataType match {
+        case s: StructType => s.fieldNames.exists(n => n == FileFormat.FILE_BLOCK_START || n == FileFormat.FILE_BLOCK_LENGTH)
+        case _ => false
+      })
+    }
 
   private def classicSession: Option[org.apache.spark.sql.classic.SparkSession] = session match {
     case s: org.apache.spark.sql.classic.SparkSession => Some(s)

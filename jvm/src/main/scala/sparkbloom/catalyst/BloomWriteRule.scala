@@ -29,8 +29,9 @@ final case class BloomWriteRule(session: SparkSession) extends Rule[LogicalPlan]
   // ParquetFileFormat equals any ParquetFileFormat, so transform would see the rewritten
   // command as unchanged and keep the original.
   override def apply(plan: LogicalPlan): LogicalPlan = plan match {
-    case cmd: InsertIntoHadoopFsRelationCommand
-        if cmd.fileFormat.isInstanceOf[ParquetFileFormat] && !cmd.fileFormat.isInstanceOf[BloomParquetFileFormat] =>
+    // Only Spark's own Parquet format: a subclass belongs to another project (a lake
+    // format's writer) and is written exactly as without sparkbloom.
+    case cmd: InsertIntoHadoopFsRelationCommand if cmd.fileFormat.getClass == classOf[ParquetFileFormat] =>
       val options = tableOptions(cmd.catalogTable) ++ cmd.options
       val partitions = cmd.partitionColumns.map(_.name)
       specFor(options, cmd.query.schema, partitions) match {

@@ -16,7 +16,13 @@ import sparkbloom.read.{FilePruner, ProbeCache, PruningStats, RowGroupSelection}
  * kept file carries the row groups that may match. Shared by the DataSource V1 and V2 file
  * indexes, which remember the last result so that EXPLAIN and execution share one probe.
  */
-final class ListingPruner(session: SparkSession, options: Map[String, String]) {
+private object ListingPruner {
+  /** Spark's per-read Parquet option for the calendar of dates and timestamps. */
+  val RebaseModeOption = "datetimeRebaseMode"
+}
+
+final class ListingPruner(session: SparkSession, options: Map[String, String], selectRowGroups: Boolean) {
+  import ListingPruner.RebaseModeOption
 
   @volatile private var last: Option[(Seq[Expression], Seq[Expression], Seq[PartitionDirectory], PruningStats)] = None
 
@@ -49,16 +55,17 @@ final class ListingPruner(session: SparkSession, options: Map[String, String]) {
     val started = System.nanoTime()
     val cache = ProbeCache.shared
     cache.resize(SparkBloomConf.cacheMaxBytes(conf))
+    val hadoopConf = session.sessionState.newHadoopConfWithOptions(options)
     val pruner = new FilePruner(
-      session.sessionState.newHadoopConfWithOptions(options),
+      hadoopConf,
       cache,
+      ProbeCache.scopeOf(session, hadoopConf),
       conf.caseSensitiveAnalysis,
-      legacyCalendarSession = conf.getConfString(SQLConf.PARQUET_REBASE_MODE_IN_READ.key, "CORRECTED") == "LEGACY",
+      legacyCalendarSession = legacyCalendarInRead(conf),
       parallelism = SparkBloomConf.parallelism(conf))
     val verdicts = pruner.judge(files, predicate.get)
     val keepAllFiles = !SparkBloomConf.pruneFiles(conf)
     val kept = verdicts.filter(v => keepAllFiles || v.keep).map(v => v.status.getPath -> v).toMap
-    val selectRowGroups = SparkBloomConf.pruneRowGroups(conf)
     val pruned = listed.map { dir =>
       dir.copy(files = dir.files.flatMap { f =>
         kept.get(f.fileStatus.getPath).map { verdict =>
@@ -77,6 +84,18 @@ final class ListingPruner(session: SparkSession, options: Map[String, String]) {
       filterBytesRead = pruner.filterBytesRead,
       probeTimeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
     (pruned, stats)
+  }
+
+  /**
+   * Whether dates and timestamps of files that do not say how they were written are read
+   * in the hybrid Julian calendar, decided as Spark's Parquet reader decides it: the read
+   * option `datetimeRebaseMode`, else the session's typed setting (which accepts any case).
+   * Anything but CORRECTED is treated as LEGACY: such values are then never judged.
+   */
+  private def legacyCalendarInRead(conf: SQLConf): Boolean = {
+    val mode = options.collectFirst { case (k, v) if k.equalsIgnoreCase(RebaseModeOption) => v }
+      .getOrElse(conf.getConf(SQLConf.PARQUET_REBASE_MODE_IN_READ).toString)
+    !mode.trim.equalsIgnoreCase("CORRECTED")
   }
 
   /** Matching file columns by field id instead of name: leave such scans alone. */

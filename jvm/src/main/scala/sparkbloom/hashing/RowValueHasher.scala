@@ -20,27 +20,41 @@ trait RowValueHasher extends Serializable {
 object RowValueHasher {
 
   /**
+   * How Spark's writer changes dates and timestamps before storing them: with
+   * `spark.sql.parquet.datetimeRebaseModeInWrite=LEGACY` it rebases them to the hybrid
+   * Julian calendar, so the stored value (what readers hash and look up) is the rebased one.
+   */
+  final case class Rebase(days: Int => Int, micros: Long => Long)
+
+  object Rebase {
+    val None: Rebase = Rebase(identity, identity)
+  }
+
+  /**
    * The hasher for a column of `dataType` written with Spark's settings
    * `timestampOutput` (`spark.sql.parquet.outputTimestampType`) and `legacyFormat`
-   * (`spark.sql.parquet.writeLegacyFormat`); Left with the reason when the type cannot
-   * carry a filter.
+   * (`spark.sql.parquet.writeLegacyFormat`) and the writer's calendar `rebase`; Left with
+   * the reason when the type cannot carry a filter.
    */
-  def forType(dataType: DataType, timestampOutput: String, legacyFormat: Boolean): Either[String, RowValueHasher] =
+  def forType(dataType: DataType, timestampOutput: String, legacyFormat: Boolean,
+      rebase: Rebase = Rebase.None): Either[String, RowValueHasher] =
     FilterSupport.unsupportedReason(dataType, timestampOutput) match {
       case Some(reason) => Left(reason)
-      case None => Right(build(dataType, timestampOutput, legacyFormat))
+      case None => Right(build(dataType, timestampOutput, legacyFormat, rebase))
     }
 
-  private def build(dataType: DataType, timestampOutput: String, legacyFormat: Boolean): RowValueHasher =
+  private def build(dataType: DataType, timestampOutput: String, legacyFormat: Boolean, rebase: Rebase): RowValueHasher =
     dataType match {
       case ByteType => (row, i) => XxHash64.hashInt(row.getByte(i).toInt)
       case ShortType => (row, i) => XxHash64.hashInt(row.getShort(i).toInt)
-      case IntegerType | DateType => (row, i) => XxHash64.hashInt(row.getInt(i))
+      case IntegerType => (row, i) => XxHash64.hashInt(row.getInt(i))
+      case DateType => (row, i) => XxHash64.hashInt(rebase.days(row.getInt(i)))
+      // Spark never rebases TIMESTAMP_NTZ.
       case LongType | TimestampNTZType => (row, i) => XxHash64.hashLong(row.getLong(i))
       case TimestampType if timestampOutput == "TIMESTAMP_MILLIS" =>
-        // Spark stores floor(micros / 1000), as DateTimeUtils.microsToMillis does.
-        (row, i) => XxHash64.hashLong(Math.floorDiv(row.getLong(i), 1000L))
-      case TimestampType => (row, i) => XxHash64.hashLong(row.getLong(i))
+        // Spark stores floor(rebased micros / 1000), as DateTimeUtils.microsToMillis does.
+        (row, i) => XxHash64.hashLong(Math.floorDiv(rebase.micros(row.getLong(i)), 1000L))
+      case TimestampType => (row, i) => XxHash64.hashLong(rebase.micros(row.getLong(i)))
       case FloatType => (row, i) => XxHash64.hashFloat(row.getFloat(i))
       case DoubleType => (row, i) => XxHash64.hashDouble(row.getDouble(i))
       case _: StringType => (row, i) => hashUtf8(row.getUTF8String(i))

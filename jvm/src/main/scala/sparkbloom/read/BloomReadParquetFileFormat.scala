@@ -9,15 +9,13 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
 /**
- * Spark's Parquet reader, told by the driver which row groups to skip: a split reads only
- * the row groups the driver found may match (see [[RowGroupSelection]]); a split left with
- * none opens nothing. Because the driver already probed the filters, tasks do not read
- * them a second time.
- *
- * @param rowGroupsJudged the driver selects row groups for this scan
- *                        (`spark.sparkbloom.pruning.rowGroups` when it was planned)
+ * Spark's Parquet reader, told by the driver which row groups to skip: in a file the
+ * driver judged, a split reads only the row groups the driver found may match (see
+ * [[RowGroupSelection]]), a split left with none opens nothing, and filters are not read a
+ * second time. A file the driver could not judge is read exactly as Spark reads it, with
+ * parquet-java's own in-task filtering.
  */
-final class BloomReadParquetFileFormat(rowGroupsJudged: Boolean) extends ParquetFileFormat {
+final class BloomReadParquetFileFormat extends ParquetFileFormat {
 
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,
@@ -26,22 +24,20 @@ final class BloomReadParquetFileFormat(rowGroupsJudged: Boolean) extends Parquet
       requiredSchema: StructType,
       filters: Seq[Filter],
       options: Map[String, String],
-      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] =
-    if (!rowGroupsJudged) {
-      super.buildReaderWithPartitionValues(
-        sparkSession, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf)
-    } else {
-      val read = super.buildReaderWithPartitionValues(sparkSession, dataSchema, partitionSchema, requiredSchema,
-        filters, options, BloomReadParquetFileFormat.withoutTaskFilters(hadoopConf))
-      (file: PartitionedFile) =>
-        file.otherConstantMetadataColumnValues.get(RowGroupSelection.MetadataKey) match {
-          case Some(selection: RowGroupSelection) =>
-            selection.rangesWithin(file.start, file.length).iterator.flatMap { case (start, length) =>
-              read(file.copy(start = start, length = length))
-            }
-          case _ => read(file)
-        }
-    }
+      hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
+    def reader(conf: Configuration) = super.buildReaderWithPartitionValues(
+      sparkSession, dataSchema, partitionSchema, requiredSchema, filters, options, conf)
+    val unjudged = reader(hadoopConf)
+    val judged = reader(BloomReadParquetFileFormat.withoutTaskFilters(hadoopConf))
+    (file: PartitionedFile) =>
+      RowGroupSelection.in(file) match {
+        case Some(selection) =>
+          selection.rangesWithin(file.start, file.length).iterator.flatMap { case (start, length) =>
+            judged(file.copy(start = start, length = length))
+          }
+        case None => unjudged(file)
+      }
+  }
 
   override def toString: String = "Parquet"
 }

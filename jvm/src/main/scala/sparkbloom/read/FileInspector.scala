@@ -43,7 +43,7 @@ object FileInspector {
     val stream = input.newStream()
     try {
       val footer = ParquetFileReader.readFooter(input, HadoopReadOptions.builder(conf).build(), stream)
-      val summary = FooterSummary(footer)
+      val summary = FooterSummary(footer, None)
       footer.getBlocks.asScala.toSeq.zipWithIndex.flatMap { case (block, rowGroup) =>
         block.getColumns.asScala.toSeq
           .filter(c => columns.isEmpty || columns.contains(c.getPath.toDotString))

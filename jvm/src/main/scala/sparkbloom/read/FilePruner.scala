@@ -20,14 +20,15 @@ import sparkbloom.catalyst.PointPredicate
 import sparkbloom.sbbf.SplitBlockBloomFilter
 
 /**
- * The driver's verdict on one file: which row groups may hold a match, and the byte
- * ranges (start, length) of those that may, for reading only them.
+ * The driver's verdict on one file: which row groups may hold a match (`rowGroups` is -1
+ * for a file it could not judge), and each row group's split midpoint, for reading only
+ * those that may.
  */
 final case class FileVerdict(
     status: FileStatus,
     rowGroups: Int,
     mayMatch: IndexedSeq[Boolean],
-    ranges: IndexedSeq[(Long, Long)] = IndexedSeq.empty) {
+    midpoints: Option[IndexedSeq[Long]] = None) {
   /** A file is read unless it was judged, has row groups, and every one is ruled out. */
   def keep: Boolean = rowGroups <= 0 || mayMatch.exists(identity)
   def ruledOut: Int = mayMatch.count(!_)
@@ -42,6 +43,7 @@ final case class FileVerdict(
 final class FilePruner(
     hadoopConf: Configuration,
     cache: ProbeCache,
+    cacheScope: String,
     caseSensitive: Boolean,
     legacyCalendarSession: Boolean,
     parallelism: Int) {
@@ -100,11 +102,11 @@ final class FilePruner(
     }
 
   private def judgeFileOrFail(status: FileStatus, predicate: PointPredicate): FileVerdict = {
-    val key = FileKey(status.getPath.toString, status.getLen, status.getModificationTime)
+    val key = FileKey.of(status, cacheScope)
     val file = new OpenedFile(status)
     try {
       val footer =
-        try cache.footer(key)(FooterSummary(file.footer()))
+        try cache.footer(key)(file.footer())
         catch {
           case NonFatal(e) =>
             warnOnce(key.path, "", s"sparkbloom cannot read the footer of ${key.path}; the file is read: $e")
@@ -133,22 +135,8 @@ final class FilePruner(
           lookup
         }, probe)
       val mayMatch = footer.rowGroups.map(judge.mayMatch(_, predicate))
-      FileVerdict(status, footer.rowGroups.size, mayMatch,
-        if (footer.rowGroupRangesTrusted) rowGroupExtents(footer, status.getLen) else IndexedSeq.empty)
+      FileVerdict(status, footer.rowGroups.size, mayMatch, footer.splitMidpoints)
     } finally file.close()
-  }
-
-  /**
-   * Each row group's bytes, up to where the next one starts (the last: to the end of the
-   * file), as (start, length): any midpoint a reader computes for a row group lies there.
-   */
-  private def rowGroupExtents(footer: FooterSummary, fileLength: Long): IndexedSeq[(Long, Long)] = {
-    val starts = footer.rowGroups.map(_.startingPos)
-    val sortedStarts = starts.sorted
-    starts.map { start =>
-      val next = sortedStarts.find(_ > start).getOrElse(fileLength)
-      (start, next - start)
-    }
   }
 
   /** Spark 2.x files and files written in LEGACY rebase mode store rebased dates. */
@@ -171,7 +159,7 @@ final class FilePruner(
     private lazy val readOptions = HadoopReadOptions.builder(hadoopConf, status.getPath).build()
     private var reader: ParquetFileReader = _
 
-    def footer() = ParquetFileReader.readFooter(input, readOptions, stream())
+    def footer(): FooterSummary = FooterReader.read(input, readOptions, stream(), hadoopConf)
 
     /**
      * An encrypted column's filter, decrypted with the column key by parquet-java (header

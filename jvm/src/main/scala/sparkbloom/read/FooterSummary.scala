@@ -6,8 +6,24 @@ import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ParquetMetadata}
 import org.apache.parquet.schema.PrimitiveType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
-/** A file as the cache knows it: a rewritten file has another length or modification time. */
-final case class FileKey(path: String, length: Long, modificationTime: Long)
+/**
+ * A file as the cache knows it. A rewritten file has another length, modification time
+ * or (where the file system offers one, as object stores do) etag.
+ *
+ * @param scope "" for what anyone may read; otherwise the reader that decrypted it (see
+ *              [[ProbeCache.scopeOf]]): what one session decrypted never serves another
+ */
+final case class FileKey(path: String, length: Long, modificationTime: Long, etag: String = "", scope: String = "")
+
+object FileKey {
+  def of(status: org.apache.hadoop.fs.FileStatus, scope: String): FileKey = {
+    val etag = status match {
+      case e: org.apache.hadoop.fs.EtagSource => Option(e.getEtag).getOrElse("")
+      case _ => ""
+    }
+    FileKey(status.getPath.toString, status.getLen, status.getModificationTime, etag, scope)
+  }
+}
 
 /**
  * What one column chunk's footer entry says that pruning can use.
@@ -28,39 +44,23 @@ final case class ChunkSummary(
   def hasFilter: Boolean = filterOffset >= 0
 }
 
-/**
- * One row group: its columns, and the byte range `[startingPos, startingPos + compressedSize)`
- * whose midpoint parquet-java uses to assign it to exactly one split of the file.
- */
-final case class RowGroupSummary(
-    ordinal: Int,
-    rowCount: Long,
-    startingPos: Long,
-    compressedSize: Long,
-    columns: Map[String, ChunkSummary])
+/** One row group and its columns. */
+final case class RowGroupSummary(ordinal: Int, rowCount: Long, columns: Map[String, ChunkSummary])
 
-/** The part of a footer that pruning needs, small enough to cache for many files. */
+/**
+ * The part of a footer that pruning needs, small enough to cache for many files.
+ *
+ * @param splitMidpoints per row group, the offset by which parquet-java gives it to one
+ *                       split (see [[FooterReader]]); None when unknown
+ */
 final case class FooterSummary(
     rowGroups: IndexedSeq[RowGroupSummary],
     keyValueMetadata: Map[String, String],
-    createdBy: String) {
-
-  /**
-   * Whether a task may be given byte ranges that hold exactly the chosen row groups.
-   * parquet-java assigns a row group to a range by a midpoint computed from the raw
-   * footer (first column's dictionary or data page offset, the row group's total size);
-   * that midpoint lies inside the row group's own bytes for files of writers known to
-   * write consistent offsets, which is all this trusts: parquet-java 1.12.2 and later (so
-   * every Spark 3.3+ file), arrow-rs, Arrow C++ and DuckDB. Other files are read whole.
-   */
-  def rowGroupRangesTrusted: Boolean = {
-    val ordered = rowGroups.sortBy(_.startingPos)
-    val disjoint = ordered.zip(ordered.drop(1)).forall { case (a, b) => a.startingPos + a.compressedSize <= b.startingPos }
-    disjoint && ordered.headOption.forall(_.startingPos >= 4) && FooterSummary.trustedWriter(createdBy)
-  }
+    createdBy: String,
+    splitMidpoints: Option[IndexedSeq[Long]]) {
 
   /** Rough heap size, for the cache's byte budget. */
-  def estimatedBytes: Long = 256L + rowGroups.map(rg => 64L + rg.columns.size * 160L).sum +
+  def estimatedBytes: Long = 256L + rowGroups.map(rg => 72L + rg.columns.size * 160L).sum +
     keyValueMetadata.map { case (k, v) => 2L * (k.length + v.length) }.sum
 }
 
@@ -70,29 +70,18 @@ object FooterSummary {
   val SparkVersionKey = "org.apache.spark.version"
   val LegacyDateTimeKey = "org.apache.spark.legacyDateTime"
 
-  def apply(footer: ParquetMetadata): FooterSummary = {
+  def apply(footer: ParquetMetadata, splitMidpoints: Option[IndexedSeq[Long]]): FooterSummary = {
     val rowGroups = footer.getBlocks.asScala.toIndexedSeq.zipWithIndex.map { case (block, i) =>
       // A top-level name with a dot ("a.b") and a nested field (a -> b) share a dotted path:
       // such columns are left out, so neither is ever judged by the other's filter.
       val byPath = block.getColumns.asScala.toSeq.groupBy(_.getPath.toDotString)
-      RowGroupSummary(i, block.getRowCount, block.getStartingPos, block.getCompressedSize,
+      RowGroupSummary(i, block.getRowCount,
         byPath.collect { case (path, Seq(single)) => path -> chunk(single) })
     }
     val kv = Option(footer.getFileMetaData.getKeyValueMetaData).map(_.asScala.toMap).getOrElse(Map.empty)
     // Only the keys pruning reads are kept: Spark's schema JSON can be large.
     FooterSummary(rowGroups, kv.filter { case (k, _) => k == SparkVersionKey || k == LegacyDateTimeKey },
-      Option(footer.getFileMetaData.getCreatedBy).getOrElse(""))
-  }
-
-  private val ParquetJava = """parquet-(?:mr|java) version (\d+)\.(\d+)\.(\d+).*""".r
-
-  private[read] def trustedWriter(createdBy: String): Boolean = createdBy match {
-    case ParquetJava(major, minor, patch) =>
-      val (a, b, c) = (major.toInt, minor.toInt, patch.toInt)
-      a > 1 || (a == 1 && (b > 12 || (b == 12 && c >= 2)))
-    case other =>
-      other.startsWith("parquet-rs version") || other.startsWith("parquet-cpp-arrow version") ||
-        other.startsWith("DuckDB")
+      Option(footer.getFileMetaData.getCreatedBy).getOrElse(""), splitMidpoints)
   }
 
   private def chunk(c: ColumnChunkMetaData): ChunkSummary = {

@@ -2,11 +2,20 @@ package sparkbloom.read
 
 import java.util.{LinkedHashMap => JLinkedHashMap}
 
+import scala.jdk.CollectionConverters._
+
 /**
  * Footers and filters read on the driver, shared by every query of the JVM, bounded in
- * bytes and evicted least-recently-used first. Keys carry the file's length and
- * modification time, so a file rewritten in place is read again, never judged by what
- * an older file at the same path held.
+ * bytes and evicted least-recently-used first.
+ *
+ * A file rewritten in place must never be judged by what the older file held. Keys carry
+ * the file's length, modification time and etag; a file modified less than
+ * [[ProbeCache.SettleMillis]] ago is not cached at all, because a rewrite within the same
+ * tick of a coarse clock (object stores report seconds) would keep all three; and Spark's
+ * own invalidations (`REFRESH TABLE`, `REFRESH path`, `CLEAR CACHE`) drop the entries of
+ * their paths. What remains: a rewrite that keeps length and an old modification time
+ * (copied with its times preserved) on a file system without etags is seen only after
+ * one of those invalidations.
  */
 final class ProbeCache(initialMaxBytes: Long) {
   import ProbeCache._
@@ -14,6 +23,18 @@ final class ProbeCache(initialMaxBytes: Long) {
   private var maxBytes = initialMaxBytes
   private var usedBytes = 0L
   private val entries = new JLinkedHashMap[Key, Entry](1024, 0.75f, true)
+
+  /** Drops every entry of files under `pathPrefix` (a qualified path or URI prefix). */
+  def invalidate(pathPrefix: String): Unit = synchronized {
+    val it = entries.entrySet().iterator()
+    while (it.hasNext) {
+      val entry = it.next()
+      if (entry.getKey.file.path.startsWith(pathPrefix)) {
+        usedBytes -= entry.getValue.bytes
+        it.remove()
+      }
+    }
+  }
 
   def footer(file: FileKey)(load: => FooterSummary): FooterSummary =
     getOrLoad(FooterKey(file), FooterEntry(load)).asInstanceOf[FooterEntry].footer
@@ -32,6 +53,7 @@ final class ProbeCache(initialMaxBytes: Long) {
   def clear(): Unit = synchronized { entries.clear(); usedBytes = 0 }
 
   private def getOrLoad(key: Key, load: => Entry): Entry = {
+    if (!settled(key.file)) return load
     val cached = synchronized(entries.get(key))
     if (cached != null) return cached
     // Loaded outside the lock: a slow read must not stall other queries. Two threads may
@@ -56,9 +78,36 @@ final class ProbeCache(initialMaxBytes: Long) {
 }
 
 object ProbeCache {
-  private sealed trait Key
+  /** Files younger than this are read, not cached: a coarse clock could not tell a rewrite. */
+  val SettleMillis: Long = 10000L
+
+  private def settled(file: FileKey): Boolean = file.modificationTime <= System.currentTimeMillis() - SettleMillis
+
+  private sealed trait Key { def file: FileKey }
   private final case class FooterKey(file: FileKey) extends Key
   private final case class FilterKey(file: FileKey, rowGroup: Int, column: String) extends Key
+
+  private val sessionIds = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[AnyRef, String]())
+
+  /**
+   * The cache scope of a reader: "" when it cannot decrypt anything (no crypto factory),
+   * so its entries hold only what any reader sees. With a crypto factory, entries may hold
+   * decrypted statistics and filters: they belong to that session and its key settings
+   * alone, so a session (or `newSession()`) without the keys reads the file and fails
+   * exactly as vanilla Spark does.
+   */
+  def scopeOf(session: AnyRef, hadoopConf: org.apache.hadoop.conf.Configuration): String =
+    if (hadoopConf.get("parquet.crypto.factory.class") == null) ""
+    else {
+      val id = sessionIds.computeIfAbsent(session, _ => java.util.UUID.randomUUID().toString)
+      val cryptoSettings = hadoopConf.iterator().asScala.map(e => e.getKey -> e.getValue)
+        .filter { case (k, _) => k.startsWith("parquet.crypto.") || k.startsWith("parquet.encryption.") ||
+          k.startsWith("parquet.decryption.") }
+        .toSeq.sorted.mkString("\n")
+      val digest = java.security.MessageDigest.getInstance("SHA-256")
+        .digest(cryptoSettings.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+      id + ":" + digest.map(b => f"$b%02x").mkString
+    }
 
   private sealed trait Entry { def bytes: Long }
   private final case class FooterEntry(footer: FooterSummary) extends Entry {

@@ -77,17 +77,19 @@ final class RowGroupJudge(
 
   private def isCalendarType(t: DataType): Boolean = t == DateType || t == TimestampType || t == TimestampNTZType
 
-  /** The file column for a Spark column path, resolved as Spark's Parquet reader does. */
+  /**
+   * The file column for a Spark column path, resolved as Spark's Parquet reader does.
+   * Case-insensitively, a name that matches more than one file column (`id` and `ID`) makes
+   * Spark fail the read: such a column is never judged, even where one matches exactly.
+   */
   private def chunkFor(rowGroup: RowGroupSummary, path: Seq[String]): Option[(String, ChunkSummary)] = {
     val dotted = path.mkString(".")
-    rowGroup.columns.get(dotted).map(dotted -> _).orElse {
-      if (caseSensitive) None
-      else {
-        val lower = dotted.toLowerCase(Locale.ROOT)
-        rowGroup.columns.filter(_._1.toLowerCase(Locale.ROOT) == lower).toSeq match {
-          case Seq(single) => Some(single) // ambiguous names: Spark fails the read; do not judge
-          case _ => None
-        }
+    if (caseSensitive) rowGroup.columns.get(dotted).map(dotted -> _)
+    else {
+      val lower = dotted.toLowerCase(Locale.ROOT)
+      rowGroup.columns.filter(_._1.toLowerCase(Locale.ROOT) == lower).toSeq match {
+        case Seq(single) => Some(single)
+        case _ => None
       }
     }
   }

@@ -1,44 +1,62 @@
 package sparkbloom.read
 
 /**
- * The row groups of one file that a task still has to read, carried from the driver to
- * the task in the file's metadata map (Spark hands `FileStatusWithMetadata.metadata` to
- * every `PartitionedFile` of that file).
+ * What the driver decided for one file it judged, carried to the tasks in the file's
+ * metadata map (Spark hands `FileStatusWithMetadata.metadata` to every `PartitionedFile`
+ * of that file). Its presence alone says the driver already probed the file's filters, so
+ * tasks need not read them again.
  *
- * Each kept row group is given to exactly one split (the one holding the middle of its
- * extent), and that split hands the reader the row group's whole extent, from its start
- * to the next row group's start: parquet-java then reads exactly the row groups whose
- * midpoint lies in the ranges given, which are these. Adjacent ones are merged.
+ * parquet-java gives a task reading bytes `[start, end)` the row groups whose split
+ * midpoint (see [[FooterReader]]) lies there. A split of Spark's therefore owns exactly
+ * the row groups whose midpoints it contains, and reads the kept ones among them through
+ * ranges that contain their midpoints and no midpoint of a ruled-out row group: the same
+ * rule, on the same offsets, as the task's own parquet-java applies, so no kept row group
+ * can be lost or read twice.
  *
- * @param starts  starting byte of each row group that may match, ascending
- * @param lengths its extent, up to the next row group (or the end of the file)
+ * @param midpoints the file's distinct split midpoints, ascending (empty: read the split as is)
+ * @param keep      per midpoint, whether a row group there may match
  */
-final case class RowGroupSelection(starts: Array[Long], lengths: Array[Long]) {
+final case class RowGroupSelection(midpoints: Array[Long], keep: Array[Boolean]) {
+
+  /** Nothing to skip: the split is read as Spark planned it. */
+  def readsWholeSplits: Boolean = keep.forall(identity)
 
   /** Byte ranges (start, length) to read within the split `[splitStart, splitStart + splitLength)`. */
-  def rangesWithin(splitStart: Long, splitLength: Long): Seq[(Long, Long)] = {
-    val splitEnd = splitStart + splitLength
-    val mine = starts.indices.filter { i =>
-      val midpoint = starts(i) + lengths(i) / 2
-      midpoint >= splitStart && midpoint < splitEnd
+  def rangesWithin(splitStart: Long, splitLength: Long): Seq[(Long, Long)] =
+    if (readsWholeSplits) Seq((splitStart, splitLength))
+    else {
+      val splitEnd = splitStart + splitLength
+      val mine = midpoints.indices.filter(i => midpoints(i) >= splitStart && midpoints(i) < splitEnd)
+      // Runs of kept midpoints with no ruled-out one between them become one range.
+      val runs = mine.foldLeft(List.empty[List[Int]]) {
+        case (acc, i) if !keep(i) => acc
+        case ((run @ (last :: _)) :: rest, i) if last == i - 1 => (i :: run) :: rest
+        case (acc, i) => List(i) :: acc
+      }
+      runs.reverse.map { run => (midpoints(run.last), midpoints(run.head) - midpoints(run.last) + 1) }
     }
-    // Merge row groups that follow each other directly into one range.
-    mine.foldLeft(List.empty[(Long, Long)]) {
-      case ((start, length) :: rest, i) if start + length == starts(i) => (start, length + lengths(i)) :: rest
-      case (acc, i) => (starts(i), lengths(i)) :: acc
-    }.reverse
-  }
 }
 
 object RowGroupSelection {
   /** Key in a file's metadata map. */
   val MetadataKey = "sparkbloom_row_groups"
 
-  /** The selection for a verdict, or None when every row group may match (read the file as usual). */
+  private val Everything = RowGroupSelection(Array.empty, Array.empty)
+
+  /** The driver's selection for a file a task reads, if the driver judged it. */
+  def in(file: org.apache.spark.sql.execution.datasources.PartitionedFile): Option[RowGroupSelection] =
+    file.otherConstantMetadataColumnValues.get(MetadataKey).collect { case s: RowGroupSelection => s }
+
+  /**
+   * The selection for a file the driver judged. None when it could not judge the file, or
+   * ruled out row groups whose midpoints are unknown: tasks then keep parquet-java's own
+   * in-task filtering, which skips them.
+   */
   def of(verdict: FileVerdict): Option[RowGroupSelection] =
-    if (verdict.rowGroups <= 0 || verdict.ranges.size != verdict.rowGroups || verdict.mayMatch.forall(identity)) None
-    else {
-      val kept = verdict.ranges.indices.filter(verdict.mayMatch)
-      Some(RowGroupSelection(kept.map(verdict.ranges(_)._1).toArray, kept.map(verdict.ranges(_)._2).toArray))
+    if (verdict.rowGroups < 0) None
+    else if (verdict.mayMatch.forall(identity)) Some(Everything)
+    else verdict.midpoints.filter(_.size == verdict.rowGroups).map { midpoints =>
+      val byMidpoint = midpoints.zip(verdict.mayMatch).groupBy(_._1).toSeq.sortBy(_._1)
+      RowGroupSelection(byMidpoint.map(_._1).toArray, byMidpoint.map(_._2.exists(_._2)).toArray)
     }
 }

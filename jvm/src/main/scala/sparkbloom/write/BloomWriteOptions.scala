@@ -80,6 +80,16 @@ object BloomWriteOptions {
     columns.groupBy(_._2).collectFirst { case (path, dupes) if dupes.size > 1 =>
       fail(s"column '${path.mkString(".")}' is named more than once in $Columns")
     }
+    // parquet-java attaches a filter to every column chunk whose dotted path matches, so a
+    // top-level `a.b` next to a struct field a.b would give one column the other's filter.
+    val dottedLeaves = leafPaths(schema).map(_.mkString(".")).groupBy(identity).map { case (k, v) => k -> v.size }
+    columns.foreach { case (name, path) =>
+      val dotted = path.mkString(".")
+      if (dottedLeaves.getOrElse(dotted, 0) > 1) {
+        fail(s"column '$name' cannot have a Bloom filter: another column of the data has the same Parquet " +
+          s"path '$dotted' (a name containing a dot and a struct field), and readers could not tell their filters apart")
+      }
+    }
 
     def perColumn(prefix: String): Map[Seq[String], (String, String)] = perColumnKeys.filter(_.startsWith(prefix + "."))
       .map { k =>
@@ -159,6 +169,14 @@ object BloomWriteOptions {
             s"${other.simpleString}, and only struct fields can be named by path")
       }
     }.toSeq
+  }
+
+  /** Field names from the top to every leaf that is not a struct, through structs. */
+  private def leafPaths(struct: StructType): Seq[Seq[String]] = struct.fields.toSeq.flatMap { f =>
+    f.dataType match {
+      case nested: StructType => leafPaths(nested).map(f.name +: _)
+      case _ => Seq(Seq(f.name))
+    }
   }
 
   private def leafType(schema: StructType, path: Seq[String]): DataType =

@@ -8,6 +8,7 @@ import org.apache.parquet.hadoop.api.WriteSupport
 import org.apache.parquet.io.api.RecordConsumer
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.execution.datasources.DataSourceUtils
 import org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, StructType}
@@ -23,6 +24,15 @@ import sparkbloom.hashing.RowValueHasher
  * is closed: exactly the moments when a row group's values are complete.
  */
 final class BloomWriteSupport extends ParquetWriteSupport {
+  // The calendar Spark's writer stores dates and timestamps in, decided as the parent
+  // decides it (the task's SQL conf), with Spark's own rebase functions: filters then hold
+  // exactly the stored values, and LEGACY rebased dates are found by every reader.
+  private val rebase: RowValueHasher.Rebase = {
+    val mode = SQLConf.get.getConf(SQLConf.PARQUET_REBASE_MODE_IN_WRITE)
+    val days = DataSourceUtils.createDateRebaseFuncInWrite(mode, "Parquet")
+    val micros = DataSourceUtils.createTimestampRebaseFuncInWrite(mode, "Parquet")
+    RowValueHasher.Rebase(d => days(d), m => micros(m))
+  }
   private var columns: Array[ColumnCollector] = Array.empty
   private var rowGroupFilters: JList[JMap[String, BloomFilter]] = _
   private var rowGroupsAttached = 0
@@ -34,7 +44,7 @@ final class BloomWriteSupport extends ParquetWriteSupport {
     val schema = DataType.fromJson(configuration.get(ParquetWriteSupport.SPARK_ROW_SCHEMA)).asInstanceOf[StructType]
     val timestampOutput = configuration.get(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "INT96")
     val legacy = configuration.getBoolean(SQLConf.PARQUET_WRITE_LEGACY_FORMAT.key, false)
-    columns = spec.columns.map(c => ColumnCollector(c, spec.maxBytes, schema, timestampOutput, legacy)).toArray
+    columns = spec.columns.map(c => ColumnCollector(c, spec.maxBytes, schema, timestampOutput, legacy, rebase)).toArray
     context
   }
 
@@ -92,7 +102,7 @@ private final case class ColumnCollector(column: BloomColumn, builder: ColumnFil
 
 private object ColumnCollector {
   def apply(column: BloomColumn, maxBytes: Int, schema: StructType, timestampOutput: String,
-      legacy: Boolean): ColumnCollector = {
+      legacy: Boolean, rebase: RowValueHasher.Rebase): ColumnCollector = {
     var struct = schema
     val ordinals = Array.newBuilder[Int]
     val sizes = Array.newBuilder[Int]
@@ -104,7 +114,7 @@ private object ColumnCollector {
     }
     val leafIndex = struct.fieldIndex(column.path.last)
     ordinals += leafIndex
-    val hasher = RowValueHasher.forType(struct(leafIndex).dataType, timestampOutput, legacy)
+    val hasher = RowValueHasher.forType(struct(leafIndex).dataType, timestampOutput, legacy, rebase)
       .fold(reason => throw new IllegalStateException(s"${column.dottedPath}: $reason"), identity)
     ColumnCollector(column, new ColumnFilterBuilder(column, maxBytes), hasher, ordinals.result(), sizes.result())
   }

@@ -104,4 +104,18 @@ class EncryptionSuite extends AnyFunSuite with SparkSessionSuite {
       } finally reader.close()
     }
   }
+
+  test("what one session decrypted never serves a session without the keys") {
+    // old enough to be cached; the cache is not cleared between the sessions' queries
+    ParquetFiles.dataFiles(table).foreach(_.setLastModified(System.currentTimeMillis() - 60000))
+    withKeys {
+      assert(spark.read.parquet(table).where(col("k") === 777L).count() == 0)
+      assert(SparkBloom.lastPruning(spark).asScala("files_skipped") == 4L)
+      assert(spark.read.parquet(table).where(col("k") === 777L).count() == 0)
+      assert(SparkBloom.lastPruning(spark).asScala("filter_bytes_read") == 0L, "the second query is served by the cache")
+    }
+    val other = spark.newSession()
+    intercept[Exception](other.read.parquet(table).where(col("k") === 777L).collect())
+    intercept[Exception](spark.read.parquet(table).where(col("k") === 777L).collect())
+  }
 }

@@ -1,0 +1,47 @@
+package sparkbloom.catalyst
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.analysis.ResolvedTable
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, RefreshTable}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.connector.catalog.TableCatalog
+import org.apache.spark.sql.execution.command.{ClearCacheCommand, RefreshTableCommand}
+import org.apache.spark.sql.execution.datasources.RefreshResource
+
+import sparkbloom.read.ProbeCache
+
+/**
+ * Spark's own cache invalidations also drop what sparkbloom cached for those files:
+ * `REFRESH TABLE t` and `REFRESH 'path'` the footers and filters under the table's or the
+ * path's location, `CLEAR CACHE` all of them. It only reacts to the commands as they are
+ * analyzed (just before they run) and returns every plan unchanged.
+ */
+final case class BloomCacheInvalidation(session: SparkSession) extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    plan match {
+      case ClearCacheCommand => ProbeCache.shared.clear()
+      case RefreshResource(path) => invalidate(Some(path))
+      case RefreshTableCommand(table) =>
+        invalidate(session.sessionState.catalog.getTableMetadata(table).storage.locationUri.map(_.toString))
+      case RefreshTable(ResolvedTable(_, _, table, _)) => invalidate(Option(table.properties.get(TableCatalog.PROP_LOCATION)))
+      case _ =>
+    }
+    plan
+  }
+
+  private def invalidate(location: Option[String]): Unit = location.foreach { where =>
+    val qualified =
+      try {
+        val path = new Path(where)
+        path.getFileSystem(session.sessionState.newHadoopConf()).makeQualified(path).toString
+      } catch {
+        // A location that cannot be qualified: drop everything rather than keep a stale entry.
+        case NonFatal(_) => ""
+      }
+    ProbeCache.shared.invalidate(qualified)
+  }
+}

@@ -1,0 +1,86 @@
+package sparkbloom.read
+
+import java.io.{ByteArrayInputStream, IOException}
+import java.nio.{ByteBuffer, ByteOrder}
+import java.nio.charset.StandardCharsets
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.parquet.ParquetReadOptions
+import org.apache.parquet.format.{FileMetaData, Util}
+import org.apache.parquet.format.converter.ParquetMetadataConverter
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.io.{InputFile, SeekableInputStream}
+
+/**
+ * Reads a file's footer for pruning: parquet-java's parsed metadata, plus, per row group,
+ * the byte offset parquet-java uses to give the row group to exactly one split.
+ *
+ * A task reading the byte range `[start, end)` of a file gets the row groups whose
+ * "midpoint" lies in that range, computed by parquet-java from the raw Thrift footer: the
+ * first column chunk's dictionary page offset if set and below its data page offset (even
+ * 0), else its data page offset, plus half the row group's `total_compressed_size` (or,
+ * without it, the sum of its chunks' sizes). The parsed `BlockMetaData` does not keep those
+ * raw fields (its starting position ignores a dictionary offset of 0, its size is the sum
+ * of the chunks), so the midpoints are computed here from the Thrift footer itself, by that
+ * rule. Where the rule would not apply (a first chunk without plaintext metadata, an
+ * encrypted footer), there are no midpoints and the file is read whole.
+ */
+private[sparkbloom] object FooterReader {
+
+  private val CryptoFactoryKey = "parquet.crypto.factory.class"
+
+  private val Magic = "PAR1".getBytes(StandardCharsets.US_ASCII)
+
+  /**
+   * With a crypto factory configured, parquet-java itself parses the footer, exactly as in
+   * a task: plaintext files may be refused, and encrypted columns need the keys.
+   */
+  def read(input: InputFile, options: ParquetReadOptions, stream: SeekableInputStream, conf: Configuration): FooterSummary = {
+    val decryptionConfigured = conf.get(CryptoFactoryKey) != null
+    val length = input.getLength
+    if (length < 12) throw new IOException(s"$length bytes are too few for a Parquet file")
+    val tail = new Array[Byte](8)
+    stream.seek(length - 8)
+    stream.readFully(tail)
+    val footerLength = ByteBuffer.wrap(tail, 0, 4).order(ByteOrder.LITTLE_ENDIAN).getInt
+    val plaintextFooter = java.util.Arrays.equals(tail.slice(4, 8), Magic)
+    if (!plaintextFooter || footerLength <= 0 || footerLength > length - 12) {
+      // An encrypted footer ("PARE") or one that does not add up: parquet-java decides.
+      return FooterSummary(ParquetFileReader.readFooter(input, options, stream), None)
+    }
+    val bytes = new Array[Byte](footerLength)
+    stream.seek(length - 8 - footerLength)
+    stream.readFully(bytes)
+    val raw = Util.readFileMetaData(new ByteArrayInputStream(bytes))
+    val midpoints = splitMidpoints(raw)
+    val parsed =
+      if (decryptionConfigured || raw.isSetEncryption_algorithm) ParquetFileReader.readFooter(input, options, stream)
+      else new ParquetMetadataConverter(options)
+        .readParquetMetadata(new ByteArrayInputStream(bytes), ParquetMetadataConverter.NO_FILTER)
+    FooterSummary(parsed, midpoints)
+  }
+
+  /** The offsets parquet-java's split filter assigns each row group by, in footer order. */
+  private[read] def splitMidpoints(raw: FileMetaData): Option[IndexedSeq[Long]] = {
+    val rowGroups = Option(raw.getRow_groups).map(_.asScala.toIndexedSeq).getOrElse(IndexedSeq.empty)
+    val midpoints = rowGroups.map { rowGroup =>
+      val chunks = Option(rowGroup.getColumns).map(_.asScala.toSeq).getOrElse(Nil)
+      for {
+        first <- chunks.headOption.flatMap(c => Option(c.getMeta_data))
+        size <-
+          if (rowGroup.isSetTotal_compressed_size) Some(rowGroup.getTotal_compressed_size)
+          else if (chunks.forall(_.isSetMeta_data)) Some(chunks.map(_.getMeta_data.getTotal_compressed_size).sum)
+          else None
+      } yield {
+        val start =
+          if (first.isSetDictionary_page_offset && first.getData_page_offset > first.getDictionary_page_offset) {
+            first.getDictionary_page_offset
+          } else first.getData_page_offset
+        start + size / 2
+      }
+    }
+    if (midpoints.forall(_.isDefined)) Some(midpoints.flatten) else None
+  }
+}

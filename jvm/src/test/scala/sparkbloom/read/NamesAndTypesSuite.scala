@@ -1,0 +1,84 @@
+package sparkbloom.read
+
+import java.nio.file.Files
+
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.functions._
+import org.apache.spark.sql.types._
+import org.scalatest.funsuite.AnyFunSuite
+
+import sparkbloom.{SparkBloomException, SparkSessionSuite}
+
+/** Smaller paths to a false negative: narrowing reads, dotted names, case, `_metadata`. */
+class NamesAndTypesSuite extends AnyFunSuite with SparkSessionSuite {
+
+  private def dir(name: String): String = Files.createTempDirectory(s"sparkbloom-$name").toString + "/t"
+
+  /** Rows with sparkbloom off and Parquet filter pushdown off: the oracle. */
+  private def vanilla[T](body: => T): T = {
+    spark.conf.set("spark.sparkbloom.enabled", "false")
+    spark.conf.set("spark.sql.parquet.filterPushdown", "false")
+    try body finally {
+      spark.conf.unset("spark.sparkbloom.enabled")
+      spark.conf.unset("spark.sql.parquet.filterPushdown")
+    }
+  }
+
+  test("an INT32 column read as tinyint or smallint (Spark truncates) is never judged") {
+    val path = dir("narrow")
+    spark.range(0, 1, 1, 1).select(lit(300).as("v"), lit(70000).as("w"))
+      .write.option("bloom_filter_columns", "v,w").parquet(path)
+    val narrow = spark.read.schema("v tinyint, w smallint").parquet(path)
+    val expected = vanilla(narrow.where(col("v") === 44.toByte && col("w") === 4464.toShort).count())
+    assert(expected == 1, "Spark reads 300 as 44 and 70000 as 4464")
+    // Spark's own pushdown has the same blind spot (it pushes v = 44 to INT32 statistics),
+    // so it is off here: what is checked is that sparkbloom's driver does not skip the file.
+    spark.conf.set("spark.sql.parquet.filterPushdown", "false")
+    try {
+      assert(narrow.where(col("v") === 44.toByte).count() == 1)
+      assert(narrow.where(col("w") === 4464.toShort).count() == 1)
+    } finally spark.conf.unset("spark.sql.parquet.filterPushdown")
+  }
+
+  test("a top-level column named a.b next to a struct field a.b cannot get a filter") {
+    val schema = StructType(Seq(
+      StructField("a.b", LongType),
+      StructField("a", StructType(Seq(StructField("b", LongType))))))
+    val df = spark.createDataFrame(java.util.List.of(Row(1L, Row(2L))), schema)
+    Seq("`a.b`", "a.b").foreach { name =>
+      val e = intercept[SparkBloomException](df.write.option("bloom_filter_columns", name).parquet(dir("dotted")))
+      assert(e.getMessage.contains("same Parquet path 'a.b'"), e.getMessage)
+    }
+  }
+
+  test("a file with both id and ID is never skipped where vanilla Spark fails") {
+    val path = dir("case")
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try {
+      spark.range(0, 100, 1, 1).select(col("id"), (col("id") + 1000).as("ID"))
+        .write.option("bloom_filter_columns", "id,ID").parquet(path)
+    } finally spark.conf.unset("spark.sql.caseSensitive")
+    def outcome(): String =
+      try spark.read.schema("id long").parquet(path).where(col("id") === 5000L).collect().length.toString
+      catch { case e: Exception => "failed" }
+    val expected = vanilla(outcome())
+    assert(expected == "failed", "Spark refuses a case-insensitive read of a file with id and ID")
+    assert(outcome() == expected)
+  }
+
+  test("_metadata.file_block_start and file_block_length keep Spark's splits") {
+    val path = dir("metadata")
+    spark.range(0, 40000, 1, 1).select(col("id").as("k"), sha2(col("id").cast("string"), 256).as("pad"))
+      .orderBy(rand(3)).coalesce(1)
+      .write.option("bloom_filter_columns", "k").option("parquet.block.size", 64 * 1024).parquet(path)
+    spark.conf.set("spark.sql.files.maxPartitionBytes", (256 * 1024).toString)
+    try {
+      def blocks() = spark.read.parquet(path).where(col("k").isin(7L, 30123L))
+        .select(col("k"), col("_metadata.file_block_start"), col("_metadata.file_block_length"))
+        .collect().map(_.toString).sorted.toSeq
+      val expected = vanilla(blocks())
+      assert(expected.size == 2)
+      assert(blocks() == expected)
+    } finally spark.conf.unset("spark.sql.files.maxPartitionBytes")
+  }
+}
