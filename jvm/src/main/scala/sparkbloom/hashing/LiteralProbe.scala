@@ -73,9 +73,9 @@ object LiteralProbe {
       value.filter(fits).map(v => Seq(if (bits == 32) Int.box(v.intValue) else Long.box(v.longValue)))
     annotation match {
       case d: DecimalLogicalTypeAnnotation => stored(unscaled(literalType, literal, d.getScale), fitsSigned(_, bits))
-      case i: IntLogicalTypeAnnotation if readsExactly(literalType, i.getBitWidth, i.isSigned) =>
+      case i: IntLogicalTypeAnnotation if readsExactly(literalType, literal, i.getBitWidth, i.isSigned) =>
         stored(integral(literalType, literal), fitsInt(_, i.getBitWidth, i.isSigned))
-      case null if readsExactly(literalType, bits, signed = true) => stored(integral(literalType, literal), fitsSigned(_, bits))
+      case null if readsExactly(literalType, literal, bits, signed = true) => stored(integral(literalType, literal), fitsSigned(_, bits))
       case _: DateLogicalTypeAnnotation if bits == 32 =>
         if (literalType == DateType) Some(Seq(Int.box(literal.asInstanceOf[Int]))) else None
       case t: TimestampLogicalTypeAnnotation if bits == 64 => timestamp(t, literalType, literal)
@@ -186,19 +186,26 @@ object LiteralProbe {
   }
 
   /**
-   * Whether every value of an integer column of `bits` reads into `readType` unchanged.
-   * Spark truncates a narrowing read (an INT32 column read as `tinyint` turns 300 into 44),
-   * so a literal of a narrower type matches stored values it cannot name: undecidable.
+   * Whether the only stored value of an integer column of `bits` that Spark reads as
+   * `literal` (of `readType`) is the literal itself. Spark truncates a narrowing read (an
+   * INT32 column read as `tinyint` turns 300 into 44), so a literal of a narrower type
+   * matches stored values it cannot name; a floating-point read rounds, so only literals
+   * within the significand's exact range name one stored value.
    */
-  private def readsExactly(readType: DataType, bits: Int, signed: Boolean): Boolean = {
+  private def readsExactly(readType: DataType, literal: Any, bits: Int, signed: Boolean): Boolean = {
     val signedBits = if (signed) bits else bits + 1
+    def below(limitBits: Int): Boolean = literal match {
+      case f: Float => math.abs(f.toDouble) < math.pow(2, limitBits)
+      case d: Double => math.abs(d) < math.pow(2, limitBits)
+      case _ => false
+    }
     readType match {
       case ByteType => signedBits <= 8
       case ShortType => signedBits <= 16
       case IntegerType => signedBits <= 32
       case LongType => signedBits <= 64
-      case FloatType => signedBits <= 25 // 24-bit significand
-      case DoubleType => signedBits <= 54
+      case FloatType => signedBits <= 25 || below(24)
+      case DoubleType => signedBits <= 54 || below(53)
       case d: DecimalType => d.precision - d.scale >= BigInteger.ONE.shiftLeft(signedBits - 1).toString.length
       case _ => false
     }

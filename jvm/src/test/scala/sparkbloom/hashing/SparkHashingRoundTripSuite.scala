@@ -211,9 +211,16 @@ class SparkHashingRoundTripSuite extends AnyFunSuite with SparkSessionSuite {
     assert(LiteralProbe.hashes(int8, IntegerType, 200) == ProbeHashes.Undecidable)
     assert(LiteralProbe.hashes(uint32, LongType, 4000000000L) == one(XxHash64.hashInt(4000000000L.toInt)))
     assert(LiteralProbe.hashes(uint32, LongType, -1L) == ProbeHashes.Undecidable)
-    assert(LiteralProbe.hashes(int64, IntegerType, -7) == one(XxHash64.hashLong(-7L)))
+    // an INT64 column read as int would be narrowed: never judged
+    assert(LiteralProbe.hashes(int64, IntegerType, -7) == ProbeHashes.Undecidable)
     assert(LiteralProbe.hashes(int64, DoubleType, 3.0) == one(XxHash64.hashLong(3L)))
     assert(LiteralProbe.hashes(int64, DoubleType, 3.5) == ProbeHashes.Undecidable)
+    // a double beyond 2^53 is what several stored longs read as
+    assert(LiteralProbe.hashes(int64, DoubleType, 1e17) == ProbeHashes.Undecidable)
+    // narrowing reads truncate (300 read as tinyint is 44): never judged
+    assert(LiteralProbe.hashes(int32, ByteType, 44.toByte) == ProbeHashes.Undecidable)
+    assert(LiteralProbe.hashes(int32, ShortType, 7.toShort) == ProbeHashes.Undecidable)
+    assert(LiteralProbe.hashes(int8, ByteType, 5.toByte) == one(XxHash64.hashInt(5)))
     // decimal literal of another scale: 1.5 (scale 1) is 150 at scale 2; 1.005 is not representable
     assert(LiteralProbe.hashes(dec32, DecimalType(2, 1), Decimal(new JBigDecimal("1.5"))) == one(XxHash64.hashInt(150)))
     assert(LiteralProbe.hashes(dec32, DecimalType(4, 3), Decimal(new JBigDecimal("1.005"))) == ProbeHashes.Undecidable)
