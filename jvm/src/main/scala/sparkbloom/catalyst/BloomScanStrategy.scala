@@ -3,15 +3,14 @@ package sparkbloom.catalyst
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.planning.ScanOperation
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, SparkStrategy}
-import org.apache.spark.sql.execution.datasources.{FileFormat, FileSourceStrategy, HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.{FileSourceStrategy, HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2ScanRelation, DataSourceV2Strategy}
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
-import org.apache.spark.sql.types.StructType
 
 import sparkbloom.SparkBloomConf
 import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats}
@@ -57,7 +56,7 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
     }
 
   private def planV1(plan: LogicalPlan, relation: LogicalRelation, fs: HadoopFsRelation): Seq[SparkPlan] = {
-    val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups(relation.output))
+    val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups)
     val pruned = relation.copy(relation =
       fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat)(fs.sparkSession))
     FileSourceStrategy(replace(plan, relation, pruned)).map(_.transformUp {
@@ -67,23 +66,13 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
 
   private def planV2(plan: LogicalPlan, relation: DataSourceV2ScanRelation, scan: ParquetScan): Seq[SparkPlan] = {
     val options = scan.options.asCaseSensitiveMap().asScala.toMap
-    val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options, selectRowGroups(relation.output))
+    val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options, selectRowGroups)
     val pruned = relation.copy(scan = new BloomParquetScan(scan, index))
     classicSession.map(s => new DataSourceV2Strategy(s)(replace(plan, relation, pruned))).getOrElse(Nil)
   }
 
-  /**
-   * Whether tasks read only the row groups the driver selected. Not when the query reads
-   * `_metadata.file_block_start` or `file_block_length`: those report the byte range a
-   * task reads, and must stay Spark's split.
-   */
-  private def selectRowGroups(output: Seq[Attribute]): Boolean =
-    SparkBloomConf.pruneRowGroups(session.sessionState.conf) && !output.exists { a =>
-      a.name == FileFormat.METADATA_NAME && (a.dataType match {
-        case s: StructType => s.fieldNames.exists(n => n == FileFormat.FILE_BLOCK_START || n == FileFormat.FILE_BLOCK_LENGTH)
-        case _ => false
-      })
-    }
+  /** Whether tasks read only the row groups the driver selected. */
+  private def selectRowGroups: Boolean = SparkBloomConf.pruneRowGroups(session.sessionState.conf)
 
   private def classicSession: Option[org.apache.spark.sql.classic.SparkSession] = session match {
     case s: org.apache.spark.sql.classic.SparkSession => Some(s)

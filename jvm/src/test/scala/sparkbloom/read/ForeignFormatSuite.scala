@@ -60,7 +60,7 @@ class ForeignFormatSuite extends AnyFunSuite with SparkSessionSuite {
       spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
       try {
         val df = spark.read.parquet(table).where(col("k") === "1234x")
-        assert(df.count() == 0)
+        assert(df.collect().isEmpty)
         val plan = df.queryExecution.executedPlan
         plan.collectFirst { case s: FileSourceScanExec => s.metrics("numOutputRows").value }.get
       } finally {

@@ -59,11 +59,23 @@ class RebaseSuite extends AnyFunSuite with SparkSessionSuite {
     assert(found(legacyTable) == all)
   }
 
-  /** The same file, but without the Spark metadata that tells readers its calendar. */
+  /**
+   * Julian-calendar files as an older writer leaves them: written in LEGACY mode with
+   * parquet-java's own filters (which hold the stored values), then stripped of the Spark
+   * metadata that tells readers their calendar. Spark then reads them in the calendar the
+   * session or the read option names.
+   */
   private lazy val unlabelled: String = {
+    val written = Files.createTempDirectory("sparkbloom-rebase-pj").toString + "/t"
+    withConf("spark.sql.parquet.datetimeRebaseModeInWrite" -> "LEGACY", "spark.sql.parquet.outputTimestampType" ->
+        "TIMESTAMP_MICROS") {
+      spark.read.parquet(legacyTable).repartitionByRange(20, col("d"))
+        .write.option("parquet.bloom.filter.enabled#d", "true").option("parquet.bloom.filter.enabled#ts", "true")
+        .option("parquet.enable.dictionary", "false").parquet(written)
+    }
     val path = Files.createTempDirectory("sparkbloom-rebase-unlabelled").toString + "/t"
     Files.createDirectories(java.nio.file.Paths.get(path))
-    ParquetFiles.dataFiles(legacyTable).foreach { source =>
+    ParquetFiles.dataFiles(written).foreach { source =>
       val target = new java.io.File(path, source.getName)
       Files.copy(source.toPath, target.toPath)
       ParquetFooters.rewrite(target) { meta =>
@@ -75,6 +87,9 @@ class RebaseSuite extends AnyFunSuite with SparkSessionSuite {
   }
 
   test("a lower-case 'legacy' session setting counts") {
+    withConf("spark.sparkbloom.enabled" -> "false", "spark.sql.parquet.datetimeRebaseModeInRead" -> "LEGACY") {
+      assert(found(unlabelled) == all, "vanilla Spark reads these files' old dates in the LEGACY calendar")
+    }
     withConf("spark.sql.parquet.datetimeRebaseModeInRead" -> "legacy") {
       assert(found(unlabelled) == all)
     }
