@@ -58,7 +58,12 @@ object Inspection {
    * `parquet_bloom_probe` converts them.
    */
   def mightContain(spark: SparkSession, path: String, column: String, values: java.util.List[Object]): DataFrame = {
-    val literals = values.asScala.toSeq.map(v => Literal(v))
+    // A probed value is the value itself, not what a narrower column type would read:
+    // whole numbers are probed as bigint, which LiteralProbe fits to the file's type.
+    val literals = values.asScala.toSeq.map(v => Literal(v)).map {
+      case Literal(v: Number, ByteType | ShortType | IntegerType) => Literal(v.longValue)
+      case other => other
+    }
     val rows = perFile(spark, path) { (file, conf) =>
       probeFile(file, column, literals, conf)
     }
