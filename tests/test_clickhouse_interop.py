@@ -36,7 +36,7 @@ COLUMNS: list[tuple[str, str]] = [
     ("c_short", "CAST(id % 20000 - 10000 AS SMALLINT)"),
     ("c_int", "CAST(id * 7 - 3 AS INT)"),
     ("c_long", "id * 1000003 + 11"),
-    ("c_float", "CAST(id AS FLOAT) / 2"),
+    ("c_float", "CAST(id / 2 AS FLOAT)"),
     ("c_double", "CAST(id AS DOUBLE) / 4"),
     ("c_dec9", "CAST(concat(CAST(id AS STRING), '.25') AS DECIMAL(9,2))"),
     ("c_dec18", "CAST(concat(CAST(id AS STRING), '.1234') AS DECIMAL(18,4))"),
@@ -59,8 +59,8 @@ SPARK_TYPES = {
     "c_ts_ntz": "TIMESTAMP_NTZ", "s.k": "STRING",
 }
 
-#: Values no row holds, as text (within each type's range, between present values where
-#: min/max statistics cannot rule them out).
+#: Values no row holds, as text (within each type's range; most lie between present values,
+#: where min/max statistics cannot rule them out).
 ABSENT: dict[str, list[str]] = {
     "c_byte": ["120", "-100"],
     "c_short": ["15000", "-10001"],
@@ -189,6 +189,11 @@ def write_layout(spark: SparkSession, name: str, root: Path, exact_size: bool) -
         data(spark, rows, 1).write.options(**options).option("parquet.block.size", 1 << 30).parquet(str(path))
     else:
         raise AssertionError(name)
+    # The files hold each type the test is about (a division, say, would widen to double).
+    schema = spark.read.parquet(str(path)).schema
+    written = {c: schema[c].dataType.simpleString() for c in FILTERED if c != "s.k"}
+    written["s.k"] = schema["s"].dataType["k"].dataType.simpleString()  # type: ignore[attr-defined]
+    assert written == {c: t.lower() for c, t in SPARK_TYPES.items()}, written
     lookups = lookups_for(spark, path, rows)
     return Layout(name, path, rows, exact_size, lookups, spark_truth(spark, path, lookups))
 

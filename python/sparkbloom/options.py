@@ -37,7 +37,7 @@ def write_options(
             (1 MiB) when omitted. Filters are powers of two unless ``exact_size``, so the
             ceiling is then the largest power of two at most ``max_bytes``.
         exact_size: ``True`` for filters of exactly the size the fpp needs (any multiple of
-            32 bytes: smaller, but Arrow C++/pyarrow, Velox and ClickHouse reject such
+            32 bytes: smaller, but Arrow C++, Velox and ClickHouse up to 25.8 reject such
             filters); ``False`` for the smallest power of two that meets the fpp; the
             session default (``spark.sparkbloom.write.exactSize``, false) when omitted.
 

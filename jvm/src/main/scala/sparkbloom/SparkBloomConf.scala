@@ -27,8 +27,8 @@ object SparkBloomConf {
   /**
    * Whether written filters take the smallest whole number of blocks that meets the fpp
    * (`true`) instead of the smallest power of two of blocks (`false`, the default). Exact
-   * sizes save up to half of each filter but Arrow C++ (pyarrow), Velox and ClickHouse
-   * refuse bitsets whose length is not a power of two.
+   * sizes save up to half of each filter, but Arrow C++, Velox and ClickHouse up to 25.8
+   * (which reads filters through Arrow C++) refuse bitsets whose length is not a power of two.
    */
   val WriteExactSize = "spark.sparkbloom.write.exactSize"
   val DefaultWriteExactSize: Boolean = false

@@ -105,7 +105,7 @@ object FilterSizing {
       s"size bounds must satisfy $MinBytes <= min ($minBytes) <= max ($maxBytes) <= $MaxBytes")
     val maxBlocks = largestPowerOfTwoAtMost(maxBytes / BytesPerBlock)
     val minBlocks = nextPowerOfTwo((minBytes + BytesPerBlock - 1) / BytesPerBlock)
-    val blocks = math.min(maxBlocks, math.max(minBlocks, math.min(maxBlocks, optimalPowerOfTwoBlocks(distinctValues, fpp))))
+    val blocks = math.min(maxBlocks, math.max(minBlocks, optimalPowerOfTwoBlocks(distinctValues, fpp)))
     (blocks * BytesPerBlock).toInt
   }
 

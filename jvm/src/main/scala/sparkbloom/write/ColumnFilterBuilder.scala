@@ -8,9 +8,10 @@ import sparkbloom.sbbf.{FilterSizing, SplitBlockBloomFilter}
  *
  * Sizes are powers of two of blocks by default (the smallest one that meets the fpp, at
  * most the largest power of two within the ceiling), because Arrow C++ and Velox refuse
- * any other bitset length and ClickHouse fails whole queries on them. With `exactSize`
- * they are any whole number of blocks (the smallest that meets the fpp), which only
- * parquet-java, DuckDB, arrow-rs and sparkbloom itself are known to read.
+ * any other bitset length (ClickHouse up to 25.8, which reads filters through Arrow C++,
+ * fails whole queries on them). With `exactSize` they are any whole number of blocks (the
+ * smallest that meets the fpp), which parquet-java, DuckDB, arrow-rs, ClickHouse 26.9 and
+ * sparkbloom itself were tested to read (README, "Compatibility").
  *
  * Up to [[ColumnFilterBuilder.BufferedHashes]] distinct hashes are simply kept (sorted
  * and deduplicated whenever the buffer fills): at the end their exact count sizes the
@@ -117,7 +118,8 @@ private[sparkbloom] object ColumnFilterBuilder {
    * The block count to collect into once the buffer overflows.
    *
    * Power-of-two sizes: the largest power of two at most [[maxBlocks]], and with an ndv
-   * hint at most 4x the hint's optimal size (never more memory than exact sizes take).
+   * hint at most 4x the hint's optimal size: within the bounds exact sizes keep, and since
+   * the ceiling is a power of two, folding in halves reaches every allowed size.
    *
    * Exact sizes: the number with the most divisors (the largest among equals) at or below
    * 4x the ceiling, at most [[MaxCollectBytes]] (but never below the ceiling), and with an

@@ -89,23 +89,29 @@ class SizingBoundsSuite extends AnyFunSuite with SparkSessionSuite {
     assert(folded <= 10016 && folded > 10016 / 2, s"$folded bytes")
   }
 
-  test("parquet-java's own reader drops row groups for absent values") {
-    val path = Files.createTempDirectory("pj-reader").toString + "/t"
-    spark.range(0, 50000, 1, 1).write.option("bloom_filter_columns", "id")
-      .option("parquet.block.size", 64 * 1024).parquet(path)
-    val file = ParquetFiles.dataFiles(path).head
-    val conf = new Configuration()
-    def rowGroupsFor(value: Long): Int = {
-      val options = HadoopReadOptions.builder(conf)
-        .withRecordFilter(FilterCompat.get(FilterApi.eq(FilterApi.longColumn("id"), java.lang.Long.valueOf(value))))
-        .useStatsFilter(false).useDictionaryFilter(false).useBloomFilter(true).build()
-      val reader = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(file.toURI), conf), options)
-      try reader.getRowGroups.size finally reader.close()
+  for (exactSize <- Seq(false, true)) {
+    test(s"parquet-java's own reader drops row groups for absent values (exact sizes: $exactSize)") {
+      val path = Files.createTempDirectory("pj-reader").toString + "/t"
+      spark.range(0, 50000, 1, 1).write.option("bloom_filter_columns", "id")
+        .option("bloom_filter_exact_size", exactSize.toString)
+        .option("parquet.block.size", 64 * 1024).parquet(path)
+      val file = ParquetFiles.dataFiles(path).head
+      val sizes = ParquetFiles.chunks(file).filter(_.path == "id").flatMap(_.filter).map(_.getBitsetSize)
+      // the sizes this case is about: all powers of two, or not all
+      assert(sizes.forall(b => Integer.bitCount(b) == 1) != exactSize, s"sizes $sizes")
+      val conf = new Configuration()
+      def rowGroupsFor(value: Long): Int = {
+        val options = HadoopReadOptions.builder(conf)
+          .withRecordFilter(FilterCompat.get(FilterApi.eq(FilterApi.longColumn("id"), java.lang.Long.valueOf(value))))
+          .useStatsFilter(false).useDictionaryFilter(false).useBloomFilter(true).build()
+        val reader = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(file.toURI), conf), options)
+        try reader.getRowGroups.size finally reader.close()
+      }
+      val all = ParquetFiles.chunks(file).count(_.path == "id")
+      assert(all > 3)
+      assert(rowGroupsFor(12345L) >= 1)
+      val absent = (0 until 20).map(i => rowGroupsFor(10000000L + i)).sum
+      assert(absent <= 2, s"parquet-java kept $absent row groups for 20 absent values over $all row groups")
     }
-    val all = ParquetFiles.chunks(file).count(_.path == "id")
-    assert(all > 3)
-    assert(rowGroupsFor(12345L) >= 1)
-    val absent = (0 until 20).map(i => rowGroupsFor(10000000L + i)).sum
-    assert(absent <= 2, s"parquet-java kept $absent row groups for 20 absent values over $all row groups")
   }
 }
