@@ -21,6 +21,9 @@ def test_write_options_builds_the_option_map() -> None:
         "bloom_filter_max_bytes": "65536",
     }
     assert sparkbloom.write_options(["a"]) == {"bloom_filter_columns": "a"}
+    assert sparkbloom.write_options(["a"], exact_size=True) == {"bloom_filter_columns": "a",
+                                                                "bloom_filter_exact_size": "true"}
+    assert sparkbloom.write_options(["a"], exact_size=False)["bloom_filter_exact_size"] == "false"
 
 
 @pytest.mark.parametrize(
@@ -30,6 +33,8 @@ def test_write_options_builds_the_option_map() -> None:
         ({"fpp": 0}, {"bloom_filter_fpp": "0"}),
         ({"ndv": {"id": -3}}, {"bloom_filter_ndv.id": "-3"}),
         ({"max_bytes": -1}, {"bloom_filter_max_bytes": "-1"}),
+        ({"exact_size": "yes"}, {"bloom_filter_exact_size": "yes"}),
+        ({"exact_size": 1}, {"bloom_filter_exact_size": "1"}),
     ],
 )
 def test_write_options_errors_match_the_jvm(

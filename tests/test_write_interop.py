@@ -1,22 +1,30 @@
 """Files sparkbloom writes are read by DuckDB, DataFusion and pyarrow, and their filters
-agree with DuckDB's own Bloom filter probe."""
+agree with DuckDB's own Bloom filter probe and prune DataFusion's scans: for the default
+power-of-two filters and for the exact-size opt-in (`bloom_filter_exact_size`), which shows
+which engines read filters of any multiple of 32 bytes (ClickHouse: test_clickhouse_interop)."""
 
 from __future__ import annotations
 
 import glob
 from pathlib import Path
 
+import re
+
 import datafusion
 import duckdb
+import pyarrow
 import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession, functions as F
 
+from parquet_filters import filter_sizes, is_power_of_two
+
 ROWS = 20_000
 
 
-@pytest.fixture(scope="module")
-def written(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="module", params=[False, True], ids=["power_of_two", "exact_size"])
+def written(request: pytest.FixtureRequest, spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    exact_size: bool = request.param
     path = tmp_path_factory.mktemp("interop") / "t"
     (
         spark.range(0, ROWS, 1, 2)
@@ -28,9 +36,11 @@ def written(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Pa
             F.col("id").cast("decimal(12,2)").alias("amount"),
         )
         .write.option("bloom_filter_columns", "user_id,email,small_id,score,amount")
+        .option("bloom_filter_exact_size", str(exact_size).lower())
         .option("parquet.block.size", 64 * 1024)
         .parquet(str(path))
     )
+    print(f"\nDuckDB {duckdb.__version__}, DataFusion {datafusion.__version__}, pyarrow {pyarrow.__version__}")
     return path
 
 
@@ -46,6 +56,17 @@ def duckdb_excluded(file: str, column: str, value: object) -> list[bool]:
         [file, column, value],
     ).fetchall()
     return [bool(excluded) for _, excluded in rows]
+
+
+def test_filter_sizes_are_powers_of_two_unless_exact_sizes_are_asked_for(
+    request: pytest.FixtureRequest, written: Path
+) -> None:
+    sizes = [bitset for _, bitset, _ in filter_sizes(written)]
+    assert sizes and all(b >= 32 and b % 32 == 0 for b in sizes)
+    if request.node.callspec.id == "exact_size":
+        assert not all(map(is_power_of_two, sizes)), f"exact sizes asked for, only powers of two written: {sizes}"
+    else:
+        assert all(map(is_power_of_two, sizes)), f"not powers of two: {sorted(set(sizes))}"
 
 
 def test_every_row_group_has_filters_duckdb_can_use(written: Path) -> None:
@@ -98,6 +119,22 @@ def test_pyarrow_and_datafusion_read_the_files(written: Path) -> None:
     assert batches[0].column(1)[0].as_py() == 77
     total = ctx.sql("SELECT count(*) FROM t").collect()[0].column(0)[0].as_py()
     assert total == ROWS
+
+
+def test_datafusion_prunes_row_groups_by_the_filters(written: Path) -> None:
+    """An absent email between the row groups' min and max: statistics keep row groups,
+    the Bloom filters rule them out (DataFusion's scan metrics say how many)."""
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("t", str(written))
+    plan = ctx.sql("EXPLAIN ANALYZE SELECT count(*) FROM t WHERE email = 'user-1000x'").collect()
+    text = "\n".join(str(v) for batch in plan for v in batch.column(1).to_pylist())
+    kept_by_stats = sum(int(m) for m in re.findall(r"row_groups_pruned_statistics=\d+ total \u2192 (\d+) matched", text))
+    bloom = re.findall(r"row_groups_pruned_bloom_filter=(\d+) total \u2192 (\d+) matched", text)
+    assert kept_by_stats > 0, text
+    assert bloom and sum(int(t) for t, _ in bloom) == kept_by_stats, text
+    assert sum(int(m) for _, m in bloom) == 0, f"the filters of {written} did not rule out an absent email: {text}"
+    count = ctx.sql("SELECT count(*) FROM t WHERE email = 'user-1000x'").collect()[0].column(0)[0].as_py()
+    assert count == 0
 
 
 def test_bad_option_raises_before_writing(spark: SparkSession, tmp_path: Path) -> None:

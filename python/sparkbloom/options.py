@@ -11,6 +11,7 @@ COLUMNS = "bloom_filter_columns"
 FPP = "bloom_filter_fpp"
 NDV = "bloom_filter_ndv"
 MAX_BYTES = "bloom_filter_max_bytes"
+EXACT_SIZE = "bloom_filter_exact_size"
 
 #: Smallest and largest filter a column chunk can have (one block; what the header's i32 holds).
 MIN_BYTES = 32
@@ -22,6 +23,7 @@ def write_options(
     fpp: float | None = None,
     ndv: Mapping[str, int] | None = None,
     max_bytes: int | None = None,
+    exact_size: bool | None = None,
 ) -> dict[str, str]:
     """Options that make a Parquet write carry Bloom filters on ``columns``.
 
@@ -32,7 +34,12 @@ def write_options(
             when omitted.
         ndv: optional hint of distinct values per row group, by column.
         max_bytes: ceiling for one column chunk's filter; ``spark.sparkbloom.write.maxBytes``
-            (1 MiB) when omitted.
+            (1 MiB) when omitted. Filters are powers of two unless ``exact_size``, so the
+            ceiling is then the largest power of two at most ``max_bytes``.
+        exact_size: ``True`` for filters of exactly the size the fpp needs (any multiple of
+            32 bytes: smaller, but Arrow C++, Velox and ClickHouse up to 25.8 reject such
+            filters); ``False`` for the smallest power of two that meets the fpp; the
+            session default (``spark.sparkbloom.write.exactSize``, false) when omitted.
 
     Raises:
         SparkBloomError: a value the JVM would refuse, with the JVM's message. Whether the
@@ -52,6 +59,8 @@ def write_options(
         options[f"{NDV}.{column}"] = _checked_ndv(value, f"{NDV}.{column}")
     if max_bytes is not None:
         options[MAX_BYTES] = _checked_max_bytes(max_bytes, MAX_BYTES)
+    if exact_size is not None:
+        options[EXACT_SIZE] = _checked_bool(exact_size, EXACT_SIZE)
     return options
 
 
@@ -81,3 +90,10 @@ def _checked_max_bytes(value: object, key: str) -> str:
             f"option '{key}' must be a whole number of bytes between {MIN_BYTES} and {MAX_FILTER_BYTES}, got '{value}'"
         )
     return str(value)
+
+
+def _checked_bool(value: object, key: str) -> str:
+    # Only real booleans: a string such as "false" is truthy in Python and would invert.
+    if not isinstance(value, bool):
+        raise option_error(f"option '{key}' must be true or false, got '{value}'")
+    return "true" if value else "false"

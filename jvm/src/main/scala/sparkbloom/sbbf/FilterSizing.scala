@@ -86,6 +86,43 @@ object FilterSizing {
     (blocks * BytesPerBlock).toInt
   }
 
+  /**
+   * The smallest power-of-two block count whose fpp for `distinctValues` is at most `fpp`.
+   * fpp only falls as blocks are added, so it is [[optimalNumBlocks]] rounded up to a
+   * power of two. Arrow C++ (`BlockSplitBloomFilter::Init`) and Velox refuse any other
+   * bitset length, so this is what writes produce unless exact sizes are asked for.
+   */
+  def optimalPowerOfTwoBlocks(distinctValues: Long, fpp: Double): Long =
+    nextPowerOfTwo(optimalNumBlocks(distinctValues, fpp))
+
+  /**
+   * [[optimalPowerOfTwoBlocks]] in bytes, within `[minBytes, maxBytes]`: the bounds are
+   * narrowed to the powers of two inside them (`maxBytes` becomes the largest power of two
+   * at most `maxBytes`; the ceiling wins when no power of two of blocks fits both bounds).
+   */
+  def optimalPowerOfTwoBytes(distinctValues: Long, fpp: Double, minBytes: Int, maxBytes: Int): Int = {
+    require(minBytes >= MinBytes && maxBytes <= MaxBytes && minBytes <= maxBytes,
+      s"size bounds must satisfy $MinBytes <= min ($minBytes) <= max ($maxBytes) <= $MaxBytes")
+    val maxBlocks = largestPowerOfTwoAtMost(maxBytes / BytesPerBlock)
+    val minBlocks = nextPowerOfTwo((minBytes + BytesPerBlock - 1) / BytesPerBlock)
+    val blocks = math.min(maxBlocks, math.max(minBlocks, optimalPowerOfTwoBlocks(distinctValues, fpp)))
+    (blocks * BytesPerBlock).toInt
+  }
+
+  /** The smallest power of two at least `n` (`n >= 1`). */
+  private[sparkbloom] def nextPowerOfTwo(n: Long): Long = {
+    require(n >= 1 && n <= (1L << 62), s"no power of two to round $n up to")
+    if (java.lang.Long.bitCount(n) == 1) n else java.lang.Long.highestOneBit(n) << 1
+  }
+
+  /** The largest power of two at most `n` (`n >= 1`). */
+  private[sparkbloom] def largestPowerOfTwoAtMost(n: Long): Long = {
+    require(n >= 1, s"no power of two is at most $n")
+    java.lang.Long.highestOneBit(n)
+  }
+
+  private[sparkbloom] def isPowerOfTwo(n: Long): Boolean = n >= 1 && java.lang.Long.bitCount(n) == 1
+
   /** Bits per distinct value the exact model needs for `fpp`, for large value counts. */
   def bitsPerValue(fpp: Double): Double = {
     val values = 1000000L

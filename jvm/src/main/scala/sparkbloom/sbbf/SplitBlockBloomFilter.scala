@@ -9,9 +9,10 @@ import java.nio.{ByteBuffer, ByteOrder}
  * Bit-compatible with the Parquet spec and parquet-java's `BlockSplitBloomFilter`: the
  * block is chosen by the high 32 bits of the hash, `((h >>> 32) * numBlocks) >>> 32`,
  * and the low 32 bits set one bit in each of the block's words through eight odd salts.
- * Any block count from 1 up to what the header's i32 `numBytes` can describe is allowed;
- * parquet-java writes only powers of two, but reads (and so do all other readers) any
- * multiple of 32 bytes.
+ * Any block count from 1 up to what the header's i32 `numBytes` can describe is allowed
+ * here, and parquet-java, DuckDB and arrow-rs read any multiple of 32 bytes; but
+ * parquet-java writes only powers of two, and Arrow C++ and Velox reject any other length,
+ * so writes use powers of two unless exact sizes are asked for.
  *
  * Not thread-safe for `insert`; `mightContain` may run from many threads once filled.
  */
@@ -154,6 +155,12 @@ object SplitBlockBloomFilter {
   /** The largest bitset the header's i32 `numBytes` can describe, in whole blocks. */
   val MaxBytes: Int = Int.MaxValue / BytesPerBlock * BytesPerBlock
 
+  /**
+   * The largest bitset every reader takes: parquet-java ignores a filter above 128 MiB
+   * (`BlockSplitBloomFilter.UPPER_BOUND_BYTES`) and Arrow C++ and Velox reject one.
+   */
+  val MaxPortableBytes: Int = 128 * 1024 * 1024
+
   /** parquet-java's default ceiling, and ours when nothing else is asked for. */
   val DefaultMaxBytes: Int = 128 * 1024 * 1024
 
@@ -198,6 +205,19 @@ object SplitBlockBloomFilter {
       minBytes: Int = MinBytes,
       maxBytes: Int = DefaultMaxBytes): SplitBlockBloomFilter =
     withBlocks(FilterSizing.optimalNumBytes(distinctValues, fpp, minBytes, maxBytes) / BytesPerBlock)
+
+  /**
+   * An empty filter of the smallest power-of-two block count meeting `fpp` for
+   * `distinctValues` under the exact model, kept within the powers of two inside
+   * `[minBytes, maxBytes]`: the only sizes every reader accepts (Arrow C++ and Velox
+   * reject other bitset lengths).
+   */
+  def powerOfTwoForDistinctValues(
+      distinctValues: Long,
+      fpp: Double,
+      minBytes: Int = MinBytes,
+      maxBytes: Int = DefaultMaxBytes): SplitBlockBloomFilter =
+    withBlocks(FilterSizing.optimalPowerOfTwoBytes(distinctValues, fpp, minBytes, maxBytes) / BytesPerBlock)
 
   /**
    * A filter over an on-disk bitset (little-endian words). The length must be a positive

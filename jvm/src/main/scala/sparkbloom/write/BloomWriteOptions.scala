@@ -26,8 +26,9 @@ object BloomWriteOptions {
   val Fpp = "bloom_filter_fpp"
   val Ndv = "bloom_filter_ndv"
   val MaxBytes = "bloom_filter_max_bytes"
+  val ExactSize = "bloom_filter_exact_size"
 
-  private val known = Set(Columns, Fpp, MaxBytes)
+  private val known = Set(Columns, Fpp, MaxBytes, ExactSize)
 
   /** True when the options ask for any sparkbloom behaviour (so they must be checked). */
   def mentioned(options: Map[String, String]): Boolean =
@@ -54,12 +55,12 @@ object BloomWriteOptions {
     val unknown = byKey.keys.filter(k => k.startsWith("bloom_filter_") && !known(k) &&
       !k.startsWith(Fpp + ".") && !k.startsWith(Ndv + "."))
     unknown.headOption.foreach { k =>
-      fail(s"unknown option '${byKey(k)._1}'; the options are $Columns, $Fpp, $Fpp.<column>, $Ndv.<column>, $MaxBytes")
+      fail(s"unknown option '${byKey(k)._1}'; the options are $Columns, $Fpp, $Fpp.<column>, $Ndv.<column>, $MaxBytes, $ExactSize")
     }
     val names = byKey.get(Columns).map(_._2).map(parseColumnList).getOrElse(Nil)
     val perColumnKeys = byKey.keys.filter(k => k.startsWith(Fpp + ".") || k.startsWith(Ndv + "."))
     if (names.isEmpty) {
-      if (perColumnKeys.nonEmpty || byKey.contains(Fpp) || byKey.contains(MaxBytes)) {
+      if (perColumnKeys.nonEmpty || byKey.contains(Fpp) || byKey.contains(MaxBytes) || byKey.contains(ExactSize)) {
         fail(s"bloom filter options are set but '$Columns' names no column")
       }
       return None
@@ -69,6 +70,8 @@ object BloomWriteOptions {
       if (byKey.contains(Fpp)) Fpp else SparkBloomConf.WriteFpp)
     val maxBytes = parseMaxBytes(byKey.get(MaxBytes).map(_._2).getOrElse(SparkBloomConf.writeMaxBytes(conf)),
       if (byKey.contains(MaxBytes)) MaxBytes else SparkBloomConf.WriteMaxBytes)
+    val exactSize = parseBoolean(byKey.get(ExactSize).map(_._2).getOrElse(SparkBloomConf.writeExactSize(conf)),
+      if (byKey.contains(ExactSize)) ExactSize else SparkBloomConf.WriteExactSize)
 
     val columns = names.map { name =>
       val path = resolvePath(name, schema, partitionColumns, conf)
@@ -105,7 +108,7 @@ object BloomWriteOptions {
     val ndvs = perColumn(Ndv).map { case (path, (key, value)) => path -> parseNdv(value, key) }
     Some(BloomWriteSpec(columns.map { case (_, path) =>
       BloomColumn(path, fpps.getOrElse(path, defaultFpp), ndvs.get(path))
-    }, maxBytes))
+    }, maxBytes, exactSize))
   }
 
   private def fail(message: String): Nothing = throw new SparkBloomException(message)
@@ -144,6 +147,13 @@ object BloomWriteOptions {
       .map(_.toInt)
       .getOrElse(fail(s"option '$key' must be a whole number of bytes between ${SplitBlockBloomFilter.MinBytes} " +
         s"and ${SplitBlockBloomFilter.MaxBytes}, got '$value'"))
+
+  private def parseBoolean(value: String, key: String): Boolean =
+    value.trim.toLowerCase(Locale.ROOT) match {
+      case "true" => true
+      case "false" => false
+      case _ => fail(s"option '$key' must be true or false, got '$value'")
+    }
 
   /** The real-case field names of `name` in `schema`, following struct fields. */
   private def resolvePath(name: String, schema: StructType, partitionColumns: Seq[String], conf: SQLConf): Seq[String] = {

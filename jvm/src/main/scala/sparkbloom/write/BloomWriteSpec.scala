@@ -12,12 +12,16 @@ final case class BloomColumn(path: Seq[String], fpp: Double, ndvHint: Option[Lon
   def dottedPath: String = path.mkString(".")
 }
 
-/** Everything a write needs to know to add filters: the columns and the size ceiling. */
-final case class BloomWriteSpec(columns: Seq[BloomColumn], maxBytes: Int) {
+/**
+ * Everything a write needs to know to add filters: the columns, the size ceiling, and
+ * whether filters take any whole number of blocks (`exactSize`) or, by default, a power of
+ * two of blocks (the only sizes Arrow C++ and Velox accept).
+ */
+final case class BloomWriteSpec(columns: Seq[BloomColumn], maxBytes: Int, exactSize: Boolean) {
 
   /** A line-based text form, to hand the spec to executors through the Hadoop conf. */
   def encode: String =
-    (s"maxBytes=$maxBytes" +: columns.map { c =>
+    (s"maxBytes=$maxBytes" +: s"exactSize=$exactSize" +: columns.map { c =>
       s"column=${c.fpp}\t${c.ndvHint.getOrElse(-1L)}\t${c.path.map(escape).mkString("\t")}"
     }).mkString("\n")
 
@@ -31,13 +35,18 @@ object BloomWriteSpec {
 
   def decode(text: String): BloomWriteSpec = {
     val lines = text.split("\n", -1).toSeq
-    val maxBytes = lines.head.stripPrefix("maxBytes=").toInt
-    val columns = lines.tail.map { line =>
+    // The settings lines come first; a spec missing one was not written by this version of
+    // the jar (driver and executors must run the same one), so fail rather than guess.
+    def setting(name: String): String = lines.find(_.startsWith(name + "=")).map(_.stripPrefix(name + "="))
+      .getOrElse(throw new IllegalStateException(s"sparkbloom write spec has no '$name': driver and executors run different jars?"))
+    val maxBytes = setting("maxBytes").toInt
+    val exactSize = setting("exactSize").toBoolean
+    val columns = lines.filter(_.startsWith("column=")).map { line =>
       val fields = line.stripPrefix("column=").split("\t", -1).toSeq
       val ndv = fields(1).toLong
       BloomColumn(fields.drop(2).map(unescape), fields.head.toDouble, if (ndv < 0) None else Some(ndv))
     }
-    BloomWriteSpec(columns, maxBytes)
+    BloomWriteSpec(columns, maxBytes, exactSize)
   }
 
   private def unescape(name: String): String = {

@@ -44,7 +44,8 @@ final class BloomWriteSupport extends ParquetWriteSupport {
     val schema = DataType.fromJson(configuration.get(ParquetWriteSupport.SPARK_ROW_SCHEMA)).asInstanceOf[StructType]
     val timestampOutput = configuration.get(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "INT96")
     val legacy = configuration.getBoolean(SQLConf.PARQUET_WRITE_LEGACY_FORMAT.key, false)
-    columns = spec.columns.map(c => ColumnCollector(c, spec.maxBytes, schema, timestampOutput, legacy, rebase)).toArray
+    columns = spec.columns
+      .map(c => ColumnCollector(c, spec.maxBytes, spec.exactSize, schema, timestampOutput, legacy, rebase)).toArray
     context
   }
 
@@ -101,7 +102,7 @@ private final case class ColumnCollector(column: BloomColumn, builder: ColumnFil
 }
 
 private object ColumnCollector {
-  def apply(column: BloomColumn, maxBytes: Int, schema: StructType, timestampOutput: String,
+  def apply(column: BloomColumn, maxBytes: Int, exactSize: Boolean, schema: StructType, timestampOutput: String,
       legacy: Boolean, rebase: RowValueHasher.Rebase): ColumnCollector = {
     var struct = schema
     val ordinals = Array.newBuilder[Int]
@@ -116,6 +117,6 @@ private object ColumnCollector {
     ordinals += leafIndex
     val hasher = RowValueHasher.forType(struct(leafIndex).dataType, timestampOutput, legacy, rebase)
       .fold(reason => throw new IllegalStateException(s"${column.dottedPath}: $reason"), identity)
-    ColumnCollector(column, new ColumnFilterBuilder(column, maxBytes), hasher, ordinals.result(), sizes.result())
+    ColumnCollector(column, new ColumnFilterBuilder(column, maxBytes, exactSize), hasher, ordinals.result(), sizes.result())
   }
 }

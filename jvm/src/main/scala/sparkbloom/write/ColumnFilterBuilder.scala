@@ -6,6 +6,13 @@ import sparkbloom.sbbf.{FilterSizing, SplitBlockBloomFilter}
  * Collects one column's hashes for the current row group and produces its right-sized
  * filter when the row group ends, without knowing the distinct count in advance.
  *
+ * Sizes are powers of two of blocks by default (the smallest one that meets the fpp, at
+ * most the largest power of two within the ceiling), because Arrow C++ and Velox refuse
+ * any other bitset length (ClickHouse up to 25.8, which reads filters through Arrow C++,
+ * fails whole queries on them). With `exactSize` they are any whole number of blocks (the
+ * smallest that meets the fpp), which parquet-java, DuckDB, arrow-rs, ClickHouse 26.9 and
+ * sparkbloom itself were tested to read (README, "Compatibility").
+ *
  * Up to [[ColumnFilterBuilder.BufferedHashes]] distinct hashes are simply kept (sorted
  * and deduplicated whenever the buffer fills): at the end their exact count sizes the
  * filter, which is then built from them. That is every row group of modest size, at no
@@ -14,15 +21,18 @@ import sparkbloom.sbbf.{FilterSizing, SplitBlockBloomFilter}
  * Beyond that, values go into a filter of `startBlocks` blocks; at the end it is folded to
  * the smallest block count that divides `startBlocks` and still meets the fpp, measured
  * on its own bits (folding is exact: the result equals a filter built at that size from
- * the same hashes). `startBlocks` is chosen with many divisors, and up to four times the
- * ceiling, so that the fold can land close to the optimal size (folding only divides the
- * block count, so a start at the ceiling could not land between it and half of it).
+ * the same hashes). For power-of-two sizes the start is itself a power of two (at most
+ * the ceiling), whose divisors are exactly the smaller powers of two, so folding in halves
+ * reaches every allowed size. For exact sizes the start is chosen with many divisors, and
+ * up to four times the ceiling, so that the fold can land close to the optimal size
+ * (folding only divides the block count, so a start at the ceiling could not land between
+ * it and half of it).
  */
-final class ColumnFilterBuilder(column: BloomColumn, maxBytes: Int) {
+private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxBytes: Int, exactSize: Boolean) {
   import ColumnFilterBuilder.BufferedHashes
 
-  private val startBlocks: Int = ColumnFilterBuilder.startBlocks(column, maxBytes)
-  private val maxBlocks: Int = math.max(1, maxBytes / SplitBlockBloomFilter.BytesPerBlock)
+  private val maxBlocks: Int = ColumnFilterBuilder.maxBlocks(maxBytes, exactSize)
+  private val startBlocks: Int = ColumnFilterBuilder.startBlocks(column, maxBytes, exactSize)
   private var hashes: Array[Long] = new Array[Long](1024)
   private var buffered: Int = 0
   private var filter: SplitBlockBloomFilter = null
@@ -70,8 +80,10 @@ final class ColumnFilterBuilder(column: BloomColumn, maxBytes: Int) {
       else if (buffered == 0) SplitBlockBloomFilter.withBlocks(1)
       else {
         val distinct = sortedDistinct()
-        val sized = SplitBlockBloomFilter.forDistinctValues(distinct, column.fpp,
-          maxBytes = maxBlocks * SplitBlockBloomFilter.BytesPerBlock)
+        val ceiling = maxBlocks * SplitBlockBloomFilter.BytesPerBlock
+        val sized =
+          if (exactSize) SplitBlockBloomFilter.forDistinctValues(distinct, column.fpp, maxBytes = ceiling)
+          else SplitBlockBloomFilter.powerOfTwoForDistinctValues(distinct, column.fpp, maxBytes = ceiling)
         var i = 0
         while (i < distinct) { sized.insert(hashes(i)); i += 1 }
         sized
@@ -82,7 +94,7 @@ final class ColumnFilterBuilder(column: BloomColumn, maxBytes: Int) {
   }
 }
 
-object ColumnFilterBuilder {
+private[sparkbloom] object ColumnFilterBuilder {
 
   /** The most memory one column's filter may take while a row group is written. */
   val MaxCollectBytes: Int = 8 * 1024 * 1024
@@ -91,18 +103,38 @@ object ColumnFilterBuilder {
   val BufferedHashes: Int = 128 * 1024
 
   /**
-   * The block count to collect into: the number with the most divisors (the largest
-   * among equals) at or below 4x the ceiling, at most [[MaxCollectBytes]] (but never below
-   * the ceiling), and with an ndv hint at most 4x the hint's optimal size.
+   * The largest block count a finished filter may have: the ceiling in whole blocks, or
+   * for power-of-two sizes the largest power of two of blocks within both the ceiling and
+   * [[SplitBlockBloomFilter.MaxPortableBytes]] (which no reader refuses).
    */
-  def startBlocks(column: BloomColumn, maxBytes: Int): Int = {
+  def maxBlocks(maxBytes: Int, exactSize: Boolean): Int = {
     val ceiling = math.max(1L, maxBytes.toLong / SplitBlockBloomFilter.BytesPerBlock)
-    val collect = math.max(ceiling, math.min(4 * ceiling, MaxCollectBytes.toLong / SplitBlockBloomFilter.BytesPerBlock))
-    val limit = column.ndvHint match {
-      case Some(ndv) => math.min(collect, math.max(1L, 4 * FilterSizing.optimalNumBlocks(ndv, column.fpp)))
-      case None => collect
+    if (exactSize) ceiling.toInt
+    else FilterSizing.largestPowerOfTwoAtMost(
+      math.min(ceiling, SplitBlockBloomFilter.MaxPortableBytes / SplitBlockBloomFilter.BytesPerBlock)).toInt
+  }
+
+  /**
+   * The block count to collect into once the buffer overflows.
+   *
+   * Power-of-two sizes: the largest power of two at most [[maxBlocks]], and with an ndv
+   * hint at most 4x the hint's optimal size: within the bounds exact sizes keep, and since
+   * the ceiling is a power of two, folding in halves reaches every allowed size.
+   *
+   * Exact sizes: the number with the most divisors (the largest among equals) at or below
+   * 4x the ceiling, at most [[MaxCollectBytes]] (but never below the ceiling), and with an
+   * ndv hint at most 4x the hint's optimal size.
+   */
+  def startBlocks(column: BloomColumn, maxBytes: Int, exactSize: Boolean): Int = {
+    val hinted = column.ndvHint.map(ndv => math.max(1L, 4 * FilterSizing.optimalNumBlocks(ndv, column.fpp)))
+    if (!exactSize) {
+      val limit = math.min(maxBlocks(maxBytes, exactSize).toLong, hinted.getOrElse(Long.MaxValue))
+      FilterSizing.largestPowerOfTwoAtMost(limit).toInt
+    } else {
+      val ceiling = math.max(1L, maxBytes.toLong / SplitBlockBloomFilter.BytesPerBlock)
+      val collect = math.max(ceiling, math.min(4 * ceiling, MaxCollectBytes.toLong / SplitBlockBloomFilter.BytesPerBlock))
+      mostDivisible(math.min(collect, hinted.getOrElse(Long.MaxValue)).toInt)
     }
-    mostDivisible(limit.toInt)
   }
 
   /** Products of small primes, the richest in divisors at or below `limit`. */

@@ -15,9 +15,9 @@ import org.scalatest.funsuite.AnyFunSuite
 import sparkbloom.SparkSessionSuite
 
 /**
- * No false negatives: randomized tables of every supported type, written by sparkbloom,
- * by parquet-java's own filter options (legacy decimals, millisecond timestamps) and with
- * no filters at all, queried with randomized `=`, `<=>`, `IN` and AND/OR mixes. Every
+ * No false negatives: randomized tables of every supported type, written by sparkbloom
+ * (power-of-two and exact filter sizes), by parquet-java's own filter options (legacy
+ * decimals, millisecond timestamps) and with no filters at all, queried with randomized `=`, `<=>`, `IN` and AND/OR mixes. Every
  * query must return exactly the same rows with sparkbloom on and off.
  */
 class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
@@ -78,6 +78,9 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
       spark.createDataFrame(spark.sparkContext.parallelize(rows, 3), schema)
     }
     batch(3000).write.option("bloom_filter_columns", filtered).option("parquet.block.size", 8192).parquet(path)
+    // filters of any whole number of blocks, not only powers of two (as other writers may write)
+    batch(1000).write.mode("append").option("bloom_filter_columns", filtered).option("bloom_filter_exact_size", "true")
+      .option("parquet.block.size", 8192).parquet(path)
     // parquet-java's own filters, legacy decimal layout, millisecond timestamps
     spark.conf.set("spark.sql.parquet.writeLegacyFormat", "true")
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MILLIS")

@@ -31,6 +31,21 @@ class PruningSuite extends AnyFunSuite with SparkSessionSuite {
     df.queryExecution.executedPlan.collectFirst { case s: FileSourceScanExec => s.metrics("numFiles").value }.get
   }
 
+  test("filters of any whole number of blocks (other writers', or bloom_filter_exact_size) prune as well") {
+    val path = Files.createTempDirectory("sparkbloom-exact").toString + "/t"
+    spark.range(0, 4000, 1, 8).select(col("id").as("k")).orderBy(rand(2)).repartition(8)
+      .write.option("bloom_filter_columns", "k").option("bloom_filter_exact_size", "true").parquet(path)
+    val sizes = sparkbloom.ParquetFiles.dataFiles(path).flatMap(sparkbloom.ParquetFiles.chunks).flatMap(_.filter)
+      .map(_.getBitsetSize)
+    assert(sizes.size == 8 && sizes.forall(b => b % 32 == 0 && Integer.bitCount(b) != 1), s"not exact sizes: $sizes")
+    val absent = spark.read.parquet(path).where(col("k").isin(-1L, 5000L, 123456L))
+    assert(filesRead(absent) == 0 && absent.count() == 0)
+    assert(stats()("files_skipped") == 8)
+    val present = spark.read.parquet(path).where(col("k") === 1234L)
+    assert(present.collect().map(_.getLong(0)).toSeq == Seq(1234L))
+    assert(filesRead(present) <= 2 && stats()("files_skipped") >= 6)
+  }
+
   test("an absent key schedules no file") {
     val df = spark.read.parquet(table).where(col("user_id") === 123456789L)
     assert(filesRead(df) == 0)

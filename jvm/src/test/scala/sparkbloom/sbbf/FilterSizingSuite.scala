@@ -52,6 +52,30 @@ class FilterSizingSuite extends AnyFunSuite {
     assertThrows[IllegalArgumentException](FilterSizing.optimalNumBlocks(10, Double.NaN))
   }
 
+  test("power-of-two sizes: the smallest power of two of blocks meeting the target, within the powers of two of the bounds") {
+    for (fpp <- Seq(0.1, 0.01, 0.001, 0.0001, 0.00001); n <- Seq(0L, 1L, 2L, 7L, 100L, 1000L, 12345L, 1000000L, 50000000L)) {
+      val blocks = FilterSizing.optimalPowerOfTwoBlocks(n, fpp)
+      assert(FilterSizing.isPowerOfTwo(blocks), s"n=$n fpp=$fpp: $blocks")
+      assert(FilterSizing.falsePositiveProbability(n, blocks) <= fpp, s"n=$n fpp=$fpp")
+      if (blocks > 1) assert(FilterSizing.falsePositiveProbability(n, blocks / 2) > fpp, s"n=$n fpp=$fpp")
+      val exact = FilterSizing.optimalNumBlocks(n, fpp)
+      assert(blocks >= exact && blocks < 2 * exact || blocks == 1, s"n=$n fpp=$fpp: $blocks vs exact $exact")
+      val bytes = FilterSizing.optimalPowerOfTwoBytes(n, fpp, 32, SplitBlockBloomFilter.MaxBytes)
+      assert(bytes.toLong == math.min(blocks, 1L << 25) * 32, s"n=$n fpp=$fpp")
+    }
+    // A ceiling that is not a power of two means the largest power of two below it.
+    assert(FilterSizing.optimalPowerOfTwoBytes(100000000L, 0.01, 32, 1000000) == 524288)
+    assert(FilterSizing.optimalPowerOfTwoBytes(100000000L, 0.01, 32, 1 << 20) == (1 << 20))
+    assert(FilterSizing.optimalPowerOfTwoBytes(100000000L, 0.01, 32, 63) == 32)
+    // A floor that is not a power of two rounds up, unless the ceiling forbids it.
+    assert(FilterSizing.optimalPowerOfTwoBytes(1, 0.01, 100, 1 << 20) == 128)
+    assert(FilterSizing.optimalPowerOfTwoBytes(1, 0.01, 100, 127) == 64)
+    assert(SplitBlockBloomFilter.powerOfTwoForDistinctValues(1000, 0.01).numBytes == 2048)
+    assert(SplitBlockBloomFilter.forDistinctValues(1000, 0.01).numBytes == 1344)
+    assert(FilterSizing.nextPowerOfTwo(1) == 1 && FilterSizing.nextPowerOfTwo(5) == 8 && FilterSizing.nextPowerOfTwo(8) == 8)
+    assert(FilterSizing.largestPowerOfTwoAtMost(1) == 1 && FilterSizing.largestPowerOfTwoAtMost(3125) == 2048)
+  }
+
   test("estimates from the bits: distinct count and fpp") {
     val rnd = new scala.util.Random(5)
     for (n <- Seq(100, 5000, 50000)) {

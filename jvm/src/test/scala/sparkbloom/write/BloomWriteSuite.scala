@@ -45,23 +45,50 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
     assert(spark.read.parquet(path).count() == 100000)
   }
 
-  test("filters are right-sized to each chunk's distinct count") {
-    for (n <- Seq(100, 10000)) {
+  test("filters are right-sized to each chunk's distinct count: powers of two by default, exact sizes on request") {
+    val target = sparkbloom.SparkBloomConf.DefaultWriteFpp
+    val ceiling = sparkbloom.SparkBloomConf.DefaultWriteMaxBytes
+    for (n <- Seq(100, 10000); exactSize <- Seq(None, Some("TRUE"), Some("false"))) {
       val path = tempPath()
-      spark.range(0, n, 1, 1).write.option("bloom_filter_columns", "id").parquet(path)
+      val writer = spark.range(0, n, 1, 1).write.option("bloom_filter_columns", "id")
+      exactSize.fold(writer)(v => writer.option("bloom_filter_exact_size", v)).parquet(path)
       val chunk = filteredChunks(path, "id").head
       val bytes = chunk.filter.get.getBitsetSize
-      val target = sparkbloom.SparkBloomConf.DefaultWriteFpp
-      val optimal = FilterSizing.optimalNumBytes(n, target)
-      // The fold stops at the smallest size whose own bits meet the fpp, which for a few
-      // values can be a little below the model's optimum: bound the size and the fpp.
-      assert(bytes <= 2 * optimal, s"n=$n: $bytes bytes, optimal $optimal")
+      // Both counts are below the hash buffer's size, so the distinct count is known exactly.
+      val expected =
+        if (exactSize.contains("TRUE")) FilterSizing.optimalNumBytes(n, target)
+        else FilterSizing.optimalPowerOfTwoBytes(n, target, 32, ceiling)
+      assert(bytes == expected, s"n=$n, exact size $exactSize: $bytes bytes, expected $expected")
       val probes = 400000
       val falsePositives = (0 until probes).count(i => chunk.filter.get.findHash(XxHash64.hashLong(10000000L + i)))
-      assert(falsePositives <= 2 * target * probes + 5, s"n=$n: $falsePositives false positives in $probes")
-      info(s"$n distinct values: $bytes bytes, optimal $optimal (${bytes.toDouble / optimal}x), " +
-        s"measured fpp ${falsePositives.toDouble / probes}")
+      assert(falsePositives <= 1.5 * target * probes + 5, s"n=$n: $falsePositives false positives in $probes")
+      (0 until n).foreach(i => assert(chunk.filter.get.findHash(XxHash64.hashLong(i)), s"n=$n: $i lost"))
+      info(s"$n distinct values, exact size $exactSize: $bytes bytes (exact optimum " +
+        s"${FilterSizing.optimalNumBytes(n, target)}), measured fpp ${falsePositives.toDouble / probes}")
     }
+  }
+
+  test("the session default spark.sparkbloom.write.exactSize, and the option winning over it") {
+    def bytesWritten(options: Map[String, String]): Int = {
+      val path = tempPath()
+      spark.range(0, 100, 1, 1).write.option("bloom_filter_columns", "id").options(options).parquet(path)
+      filteredChunks(path, "id").head.filter.get.getBitsetSize
+    }
+    val exact = FilterSizing.optimalNumBytes(100, sparkbloom.SparkBloomConf.DefaultWriteFpp)
+    val pow2 = FilterSizing.optimalPowerOfTwoBytes(100, sparkbloom.SparkBloomConf.DefaultWriteFpp, 32, 1 << 20)
+    assert(exact != pow2, "the case must tell the two modes apart")
+    assert(bytesWritten(Map.empty) == pow2)
+    spark.conf.set(sparkbloom.SparkBloomConf.WriteExactSize, "true")
+    try {
+      assert(bytesWritten(Map.empty) == exact)
+      assert(bytesWritten(Map("bloom_filter_exact_size" -> "False")) == pow2)
+      spark.conf.set(sparkbloom.SparkBloomConf.WriteExactSize, "yes")
+      val path = tempPath()
+      val error = intercept[SparkBloomException](
+        spark.range(3).write.option("bloom_filter_columns", "id").parquet(path))
+      assert(error.getMessage.contains("option 'spark.sparkbloom.write.exactSize' must be true or false, got 'yes'"))
+      assert(!new File(path).exists())
+    } finally spark.conf.unset(sparkbloom.SparkBloomConf.WriteExactSize)
   }
 
   test("bad options fail before anything is written") {
@@ -78,7 +105,12 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       Map("bloom_filter_columns" -> "id", "bloom_filter_ndv.id" -> "-3") -> "positive whole number",
       Map("bloom_filter_columns" -> "id", "bloom_filter_ndv.id" -> "many") -> "positive whole number",
       Map("bloom_filter_columns" -> "id", "bloom_filter_max_bytes" -> "-1") -> "whole number of bytes",
-      Map("bloom_filter_columns" -> "id", "bloom_filter_fpp.other" -> "0.1") -> "not in bloom_filter_columns"
+      Map("bloom_filter_columns" -> "id", "bloom_filter_fpp.other" -> "0.1") -> "not in bloom_filter_columns",
+      Map("bloom_filter_columns" -> "id", "bloom_filter_exact_size" -> "yes") ->
+        "option 'bloom_filter_exact_size' must be true or false, got 'yes'",
+      Map("bloom_filter_columns" -> "id", "BLOOM_FILTER_EXACT_SIZE" -> "") ->
+        "option 'bloom_filter_exact_size' must be true or false, got ''",
+      Map("bloom_filter_exact_size" -> "true") -> "bloom filter options are set but 'bloom_filter_columns' names no column"
     )
     for ((options, message) <- cases) {
       val path = tempPath()

@@ -1,0 +1,54 @@
+"""Bloom filter sizes read straight from Parquet files, independently of sparkbloom: the
+footer (through pyarrow) says where each filter is, its Thrift compact header says how many
+bitset bytes follow."""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+
+def parquet_files(path: Path | str) -> list[str]:
+    """The data files under `path`, partition directories included, hidden files excluded."""
+    found = sorted(f for f in glob.glob(os.path.join(str(path), "**", "*.parquet"), recursive=True)
+                   if not os.path.basename(f).startswith("."))
+    assert found, f"no Parquet files under {path}"
+    return found
+
+
+def _varint(data: bytes, at: int) -> int:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at += 1
+        if not byte & 0x80:
+            return value
+        shift += 7
+
+
+def filter_sizes(path: Path | str) -> list[tuple[str, int, int]]:
+    """(column path, bitset bytes, bloom_filter_length) of every filter in the files."""
+    sizes = []
+    for file in parquet_files(path):
+        metadata = pq.ParquetFile(file).metadata
+        with open(file, "rb") as f:
+            for rg in range(metadata.num_row_groups):
+                for i in range(metadata.num_columns):
+                    column = metadata.row_group(rg).column(i)
+                    if column.bloom_filter_offset is None:
+                        continue
+                    f.seek(column.bloom_filter_offset)
+                    head = f.read(16)
+                    # Field 1 (numBytes) is an i32: short-form field header 0x15, then a zigzag varint.
+                    assert head[0] == 0x15, f"{file}: unexpected Bloom filter header {head.hex()}"
+                    zigzag = _varint(head, 1)
+                    sizes.append((column.path_in_schema, (zigzag >> 1) ^ -(zigzag & 1), column.bloom_filter_length))
+    return sizes
+
+
+def is_power_of_two(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
