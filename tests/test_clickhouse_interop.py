@@ -11,6 +11,9 @@ Thrift header), not through sparkbloom.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,12 +101,6 @@ def clickhouse_version() -> str:
     (with chdb 3.7.2, using the global `chdb.query` next to a session left the session without a connection)."""
     assert _VERSION, "the clickhouse fixture asks for the version first"
     return _VERSION[0]
-
-
-def clickhouse_has_arrow_reader() -> bool:
-    """ClickHouse before 25.9 reads Parquet (and its Bloom filters) through Arrow C++."""
-    major, minor = (int(p) for p in clickhouse_version().split(".")[:2])
-    return (major, minor) < (25, 9)
 
 
 @dataclass
@@ -293,9 +290,6 @@ def test_clickhouse_answers_every_lookup_exactly_with_bloom_filter_push_down(
     layouts: dict[str, Layout], clickhouse: chdb_session.Session, name: str
 ) -> None:
     layout = layouts[name]
-    if layout.exact_size and clickhouse_has_arrow_reader():
-        pytest.skip("this ClickHouse reads filters through Arrow C++, which rejects exact sizes "
-                    "(see test_clickhouse_with_arrow_reader_rejects_exact_sizes)")
     source = _source(layout)
     types = _types(clickhouse, source)
     assert _query(clickhouse, f"SELECT count() FROM {source}", CH_DEFAULT) == str(layout.rows)
@@ -316,8 +310,6 @@ def test_clickhouse_skips_row_groups_by_our_filters(
     """Absent keys over many row groups: with only the Bloom filter to decide, ClickHouse
     reads fewer pages with push-down on than off, so it really uses the filters."""
     layout = layouts[name]
-    if clickhouse_has_arrow_reader():
-        pytest.skip("this ClickHouse's Arrow-based reader counts no ParquetReadPages")
     source = _source(layout)
     types = _types(clickhouse, source)
     used = []
@@ -337,20 +329,55 @@ def test_clickhouse_skips_row_groups_by_our_filters(
     assert {"c_int", "c_long", "c_string"} <= set(used), used
 
 
-def test_clickhouse_with_arrow_reader_rejects_exact_sizes(
+#: ClickHouse 25.8 (chdb 3.7.2), installed by dev/test beside the project's environment:
+#: its Parquet reader, and so its Bloom filter reader, is Arrow C++'s.
+ARROW_CLICKHOUSE = Path(__file__).resolve().parent.parent / ".cache" / "chdb-arrow"
+ARROW_CLICKHOUSE_QUERIES = Path(__file__).resolve().parent / "clickhouse_queries.py"
+#: Settings that ClickHouse 25.8 knows: only the Bloom filter decides.
+CH25_BLOOM_ONLY = {"input_format_parquet_bloom_filter_push_down": 1, "input_format_parquet_filter_push_down": 0,
+                   "session_timezone": "'UTC'"}
+
+
+def _arrow_clickhouse(queries: list[str]) -> tuple[str, list[dict[str, object]]]:
+    """Runs queries in ClickHouse 25.8 in a child process (two chdb versions cannot share one)."""
+    assert (ARROW_CLICKHOUSE / "chdb").is_dir(), "dev/test installs chdb 3.7.2 into .cache/chdb-arrow"
+    env = {**os.environ, "PYTHONPATH": str(ARROW_CLICKHOUSE)}
+    done = subprocess.run([sys.executable, str(ARROW_CLICKHOUSE_QUERIES)], input=json.dumps(queries), env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    return answer["version"], answer["results"]
+
+
+def test_arrow_cpp_reader_rejects_exact_sizes_and_reads_ours(
     layouts: dict[str, Layout], clickhouse: chdb_session.Session
 ) -> None:
-    """ClickHouse up to 25.8 reads filters through Arrow C++ (`BlockSplitBloomFilter::Init`),
-    which refuses a bitset that is not a power of two and fails the whole query; the
-    default power-of-two filters of the same data are read. Later ClickHouse has its own
-    reader, and this test only runs with an older chdb (for example 3.7.2)."""
-    if not clickhouse_has_arrow_reader():
-        pytest.skip(f"ClickHouse {clickhouse_version()} does not read filters through Arrow C++")
-    exact, default = layouts["small_row_groups_exact"], layouts["small_row_groups"]
-    where = "c_long = 11"
-    with pytest.raises(Exception, match="Given length of bitset is illegal"):
-        _query(clickhouse, f"SELECT count() FROM {_source(exact)} WHERE {where}", CH_BLOOM_ONLY)
-    assert _query(clickhouse, f"SELECT count() FROM {_source(default)} WHERE {where}", CH_BLOOM_ONLY) == "1"
+    """The strictest reader tested: ClickHouse up to 25.8 reads filters through Arrow C++
+    (`BlockSplitBloomFilter::Init`), which refuses a bitset that is not a power of two and
+    fails the whole query. Every default (power-of-two) layout is read and answers every
+    integer and string lookup exactly; the exact-size opt-in is refused."""
+    rendered = " SETTINGS " + ", ".join(f"{k}={v}" for k, v in CH25_BLOOM_ONLY.items())
+    queries, expected = [], []
+    for name in LAYOUTS + EXACT_LAYOUTS:
+        layout = layouts[name]
+        source = _source(layout)
+        types = _types(clickhouse, source)
+        for (column, values), truth in zip(layout.lookups, layout.truth):
+            if column in ("c_int", "c_long", "c_string"):
+                queries.append(f"SELECT count() FROM {source} WHERE {_where(column, values, types)}{rendered}")
+                expected.append((name, layout.exact_size, truth))
+    version, results = _arrow_clickhouse(queries)
+    print(f"ClickHouse {version} (Arrow C++ Parquet reader): {len(queries)} lookups")
+    assert tuple(int(p) for p in version.split(".")[:2]) < (25, 9), version
+    wrong, refused = [], 0
+    for (name, exact, truth), result, sql in zip(expected, results, queries):
+        if exact:
+            assert "Given length of bitset is illegal" in str(result.get("error")), (name, sql, result)
+            refused += 1
+        elif result.get("count") != truth:
+            wrong.append((name, sql, truth, result))
+    assert not wrong, wrong
+    assert refused > 0 and refused < len(queries)
 
 
 # --- pyarrow (Arrow C++) ------------------------------------------------------------------------
@@ -368,12 +395,3 @@ def test_pyarrow_reads_the_files_and_filters_rows(layouts: dict[str, Layout], na
         got = sum(pq.read_table(f, columns=["c_long"], filters=[("c_long", "=", int(values[0]))]).num_rows
                   for f in files)
         assert got == truth, (values, truth, got)
-
-
-def test_pyarrow_bloom_filter_reading(layouts: dict[str, Layout]) -> None:
-    """pyarrow would be the direct way to show Arrow C++ reading (and refusing) filters, if
-    it exposed a Bloom filter reader; it does not (up to at least 26.0.1): it only writes them."""
-    readers = [name for name in dir(pq.ParquetFile) + dir(pq) if "bloom" in name.lower()]
-    if not readers:
-        pytest.skip(f"pyarrow {pyarrow.__version__} exposes no Bloom filter reader")
-    raise AssertionError(f"pyarrow {pyarrow.__version__} now has {readers}: use them here")
