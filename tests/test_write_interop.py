@@ -58,6 +58,9 @@ def duckdb_excluded(file: str, column: str, value: object) -> list[bool]:
     return [bool(excluded) for _, excluded in rows]
 
 
+FILTERED = {"user_id", "email", "small_id", "score", "amount"}
+
+
 def test_filter_sizes_are_powers_of_two_unless_exact_sizes_are_asked_for(
     request: pytest.FixtureRequest, written: Path
 ) -> None:
@@ -70,14 +73,35 @@ def test_filter_sizes_are_powers_of_two_unless_exact_sizes_are_asked_for(
 
 
 def test_every_row_group_has_filters_duckdb_can_use(written: Path) -> None:
+    """Each chunk of each filtered column has a filter in the footer (offset and length), and
+    DuckDB's own probe uses it: in every row group, a value inside the chunk's min/max that
+    is not there is excluded, and a value that is there is not."""
+    row_groups = 0
     for file in files(written):
-        metadata = pq.ParquetFile(file).metadata
-        assert metadata.num_row_groups >= 1
+        parquet_file = pq.ParquetFile(file)
+        metadata = parquet_file.metadata
         for rg in range(metadata.num_row_groups):
             row_group = metadata.row_group(rg)
-            for i in range(row_group.num_columns):
-                column = row_group.column(i)
-                assert column.path_in_schema in {"user_id", "email", "small_id", "score", "amount"}
+            chunks = {row_group.column(i).path_in_schema: row_group.column(i) for i in range(row_group.num_columns)}
+            assert set(chunks) == FILTERED
+            for name, chunk in chunks.items():
+                assert chunk.bloom_filter_offset is not None and chunk.bloom_filter_offset > 0, (file, rg, name)
+                assert chunk.bloom_filter_length is not None and chunk.bloom_filter_length > 0, (file, rg, name)
+            emails = sorted(parquet_file.read_row_group(rg, columns=["email"]).column(0).to_pylist())
+            stats = chunks["email"].statistics
+            present = emails[len(emails) // 2]
+            absent = present + "\x00"  # sorts right after it: inside min/max, in no row
+            assert stats.min < absent < stats.max and absent not in emails
+            excluded = dict(duckdb.execute(
+                "SELECT row_group_id, bloom_filter_excludes FROM parquet_bloom_probe(?, 'email', ?)", [file, absent]
+            ).fetchall())
+            assert excluded[rg] is True, f"{file} row group {rg}: DuckDB's probe did not exclude {absent!r}"
+            kept = dict(duckdb.execute(
+                "SELECT row_group_id, bloom_filter_excludes FROM parquet_bloom_probe(?, 'email', ?)", [file, present]
+            ).fetchall())
+            assert kept[rg] is False, f"{file} row group {rg}: DuckDB's probe excluded {present!r}, which is there"
+            row_groups += 1
+    assert row_groups >= 4  # 64 KiB row groups over two files
 
 
 @pytest.mark.parametrize(
