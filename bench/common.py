@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 from dataclasses import dataclass
@@ -11,6 +12,17 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession, functions as F
 
 import sparkbloom
+
+
+def lookup_table_arguments(parser: argparse.ArgumentParser, work: str, shapes: bool = True) -> None:
+    """The command-line options of the benchmarks over the lookup table (bench/README.md)."""
+    parser.add_argument("--rows", type=int, default=20_000_000)
+    parser.add_argument("--files", type=int, default=200)
+    parser.add_argument("--row-groups-per-file", type=int, default=5)
+    if shapes:
+        parser.add_argument("--large-files", type=int, default=16)
+        parser.add_argument("--shapes", default="small,large")
+    parser.add_argument("--work", default=work)
 
 
 def bench_session(app: str) -> SparkSession:

@@ -17,19 +17,14 @@ import statistics
 from pathlib import Path
 
 import sparkbloom
-from common import bench_session, block_size, lookup_table
+from common import bench_session, lookup_table_arguments, block_size, lookup_table
 
 HERE = Path(__file__).resolve().parent
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rows", type=int, default=20_000_000)
-    parser.add_argument("--files", type=int, default=200)
-    parser.add_argument("--row-groups-per-file", type=int, default=5)
-    parser.add_argument("--large-files", type=int, default=16)
-    parser.add_argument("--shapes", default="small,large")
-    parser.add_argument("--work", default=str(HERE / "results" / "tmp" / "filter_sizes"))
+    lookup_table_arguments(parser, str(HERE / "results" / "tmp" / "filter_sizes"))
     args = parser.parse_args()
 
     spark = bench_session("sparkbloom-bench-filter-sizes")

@@ -22,7 +22,7 @@ from typing import Callable
 from pyspark.sql import DataFrame, SparkSession, functions as F
 
 import sparkbloom
-from common import bench_session, block_size, layouts, lookup_table, measure_once
+from common import bench_session, lookup_table_arguments, block_size, layouts, lookup_table, measure_once
 
 HERE = Path(__file__).resolve().parent
 ABSENT_UUID = "7f3a9c2e-1b4d-4e8f-9a6b-0c5d2e7f1a3b"
@@ -32,13 +32,8 @@ SPARKBLOOM_OFF = "f_sparkbloom_files_extension_off"
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rows", type=int, default=20_000_000)
-    parser.add_argument("--files", type=int, default=200)
-    parser.add_argument("--row-groups-per-file", type=int, default=5)
-    parser.add_argument("--large-files", type=int, default=16)
-    parser.add_argument("--shapes", default="small,large")
+    lookup_table_arguments(parser, str(HERE / "results" / "tmp" / "lookup"))
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--work", default=str(HERE / "results" / "tmp" / "lookup"))
     args = parser.parse_args()
 
     spark = bench_session("sparkbloom-bench-lookup")

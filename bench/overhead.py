@@ -21,18 +21,15 @@ from typing import Callable
 from pyspark.sql import DataFrame, functions as F
 
 import sparkbloom
-from common import bench_session, block_size, lookup_table, measure_once
+from common import bench_session, lookup_table_arguments, block_size, lookup_table, measure_once
 
 HERE = Path(__file__).resolve().parent
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rows", type=int, default=20_000_000)
-    parser.add_argument("--files", type=int, default=200)
-    parser.add_argument("--row-groups-per-file", type=int, default=5)
+    lookup_table_arguments(parser, str(HERE / "results" / "tmp" / "overhead"), shapes=False)
     parser.add_argument("--repeats", type=int, default=21)
-    parser.add_argument("--work", default=str(HERE / "results" / "tmp" / "overhead"))
     args = parser.parse_args()
 
     spark = bench_session("sparkbloom-bench-overhead")
