@@ -17,6 +17,9 @@ class ConcurrencySuite extends AnyFunSuite with SparkSessionSuite {
     val path = Files.createTempDirectory("sparkbloom-concurrent").toString + "/t"
     spark.range(0, 20000, 1, 10).select(col("id").as("k"), concat(lit("s"), col("id")).as("s"))
       .repartition(10, rand(9)).write.option("bloom_filter_columns", "k,s").parquet(path)
+    // old enough to be cached (files modified in the last seconds are read, not cached),
+    // so the concurrent queries really share cache entries
+    sparkbloom.ParquetFiles.dataFiles(path).foreach(_.setLastModified(System.currentTimeMillis() - 60000))
     ProbeCache.shared.clear()
     val pool = Executors.newFixedThreadPool(8)
     try {
