@@ -4,6 +4,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.analysis.ResolvedTable
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, RefreshTable}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -25,13 +26,24 @@ final case class BloomCacheInvalidation(session: SparkSession) extends Rule[Logi
     plan match {
       case ClearCacheCommand => ProbeCache.shared.clear()
       case RefreshResource(path) => invalidate(Some(path))
-      case RefreshTableCommand(table) =>
-        invalidate(session.sessionState.catalog.getTableMetadata(table).storage.locationUri.map(_.toString))
+      case RefreshTableCommand(table) => invalidate(tableLocation(table))
       case RefreshTable(ResolvedTable(_, _, table, _)) => invalidate(Option(table.properties.get(TableCatalog.PROP_LOCATION)))
       case _ =>
     }
     plan
   }
+
+  /**
+   * Where a table's files are: its location, or everything ("") for what has no single
+   * location (a view, a temporary view, a table whose partitions may live elsewhere).
+   */
+  private def tableLocation(table: TableIdentifier): Option[String] =
+    try {
+      val meta = session.sessionState.catalog.getTableMetadata(table)
+      if (meta.partitionColumnNames.nonEmpty) Some("") else meta.storage.locationUri.map(_.toString).orElse(Some(""))
+    } catch {
+      case NonFatal(_) => Some("")
+    }
 
   private def invalidate(location: Option[String]): Unit = location.foreach { where =>
     val qualified =

@@ -30,6 +30,8 @@ import org.apache.parquet.io.{InputFile, SeekableInputStream}
 private[sparkbloom] object FooterReader {
 
   private val CryptoFactoryKey = "parquet.crypto.factory.class"
+  private val ThriftSizeLimitKey = "parquet.thrift.string.size.limit"
+  private val DefaultThriftSizeLimit = 100 * 1024 * 1024
 
   private val Magic = "PAR1".getBytes(StandardCharsets.US_ASCII)
 
@@ -53,7 +55,8 @@ private[sparkbloom] object FooterReader {
     val bytes = new Array[Byte](footerLength)
     stream.seek(length - 8 - footerLength)
     stream.readFully(bytes)
-    val raw = Util.readFileMetaData(new ByteArrayInputStream(bytes))
+    // The same Thrift size limit as parquet-java's own footer parsing.
+    val raw = Util.readFileMetaData(new ByteArrayInputStream(bytes), conf.getInt(ThriftSizeLimitKey, DefaultThriftSizeLimit))
     val midpoints = splitMidpoints(raw)
     val parsed =
       if (decryptionConfigured || raw.isSetEncryption_algorithm) ParquetFileReader.readFooter(input, options, stream)

@@ -12,8 +12,8 @@ import scala.jdk.CollectionConverters._
  * the file's length, modification time and etag; a file modified less than
  * [[ProbeCache.SettleMillis]] ago is not cached at all, because a rewrite within the same
  * tick of a coarse clock (object stores report seconds) would keep all three; and Spark's
- * own invalidations (`REFRESH TABLE`, `REFRESH path`, `CLEAR CACHE`) drop the entries of
- * their paths. What remains: a rewrite that keeps length and an old modification time
+ * own SQL invalidations (`REFRESH TABLE`, `REFRESH path`, `CLEAR CACHE`; the Catalog API
+ * calls have no hook) drop the entries of their paths. What remains: a rewrite that keeps length and an old modification time
  * (copied with its times preserved) on a file system without etags is seen only after
  * one of those invalidations.
  */
@@ -22,10 +22,13 @@ final class ProbeCache(initialMaxBytes: Long) {
 
   private var maxBytes = initialMaxBytes
   private var usedBytes = 0L
+  /** Counts invalidations, so that a load that overlapped one is not kept. */
+  private var generation = 0L
   private val entries = new JLinkedHashMap[Key, Entry](1024, 0.75f, true)
 
   /** Drops every entry of files under `pathPrefix` (a qualified path or URI prefix). */
   def invalidate(pathPrefix: String): Unit = synchronized {
+    generation += 1
     val it = entries.entrySet().iterator()
     while (it.hasNext) {
       val entry = it.next()
@@ -50,20 +53,23 @@ final class ProbeCache(initialMaxBytes: Long) {
 
   def sizeInBytes: Long = synchronized(usedBytes)
 
-  def clear(): Unit = synchronized { entries.clear(); usedBytes = 0 }
+  def clear(): Unit = synchronized { entries.clear(); usedBytes = 0; generation += 1 }
 
   private def getOrLoad(key: Key, load: => Entry): Entry = {
     if (!settled(key.file)) return load
-    val cached = synchronized(entries.get(key))
+    val (cached, loadedIn) = synchronized((entries.get(key), generation))
     if (cached != null) return cached
     // Loaded outside the lock: a slow read must not stall other queries. Two threads may
     // load the same entry; both results are equal, the second simply replaces the first.
     val loaded = load
     synchronized {
-      val previous = entries.put(key, loaded)
-      if (previous != null) usedBytes -= previous.bytes
-      usedBytes += loaded.bytes
-      evict()
+      // An invalidation while this was read may concern it: use it, do not keep it.
+      if (generation == loadedIn) {
+        val previous = entries.put(key, loaded)
+        if (previous != null) usedBytes -= previous.bytes
+        usedBytes += loaded.bytes
+        evict()
+      }
     }
     loaded
   }

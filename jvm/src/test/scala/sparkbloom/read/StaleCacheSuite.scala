@@ -63,6 +63,11 @@ class StaleCacheSuite extends AnyFunSuite with SparkSessionSuite {
     spark.sql("REFRESH TABLE stale_t")
     assert(spark.sql(query).head().getLong(0) == 1)
 
+    // a temporary view has no location of its own: refreshing it refreshes as vanilla does
+    spark.read.parquet(path).createOrReplaceTempView("stale_view")
+    spark.sql("REFRESH TABLE stale_view")
+    assert(spark.sql(s"SELECT count(*) FROM stale_view WHERE id = $replacement").head().getLong(0) == 1)
+
     val (path2, target2, other2) = twoFiles()
     assert(target2.setLastModified(anHourAgo))
     assert(count(path2) == 0)
