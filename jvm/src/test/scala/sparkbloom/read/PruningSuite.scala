@@ -78,15 +78,21 @@ class PruningSuite extends AnyFunSuite with SparkSessionSuite {
   }
 
   test("toggles: disabled means no pruning, and results stay the same") {
+    def ids(df: DataFrame): Seq[Long] = df.collect().map(_.getLong(0)).sorted.toSeq
+    val lookup = (col("user_id") === 123456789L) || (col("email") === "u-31337")
+    val expected = ids(spark.read.parquet(table).where(lookup))
+    assert(expected == Seq(31337L))
     spark.conf.set("spark.sparkbloom.enabled", "false")
     try {
-      val df = spark.read.parquet(table).where(col("user_id") === 123456789L)
+      val df = spark.read.parquet(table).where(lookup)
       assert(filesRead(df) == 20)
+      assert(ids(df) == expected)
     } finally spark.conf.unset("spark.sparkbloom.enabled")
     spark.conf.set("spark.sparkbloom.pruning.files", "false")
     try {
-      val df = spark.read.parquet(table).where(col("user_id") === 123456789L)
+      val df = spark.read.parquet(table).where(lookup)
       assert(filesRead(df) == 20)
+      assert(ids(df) == expected)
     } finally spark.conf.unset("spark.sparkbloom.pruning.files")
   }
 
