@@ -3,21 +3,13 @@
 
 ThisBuild / organization := "io.sparkbloom"
 ThisBuild / version := "0.1.0"
-ThisBuild / scalaVersion := "2.13.18"
 ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-unchecked")
 
-// Spark 4.3 is not on Maven Central as this machine reaches it, and the jars of the PyPI
-// pyspark wheel are the Spark we test against anyway: compile against exactly those.
-// dev/setup creates .venv before sbt runs; SPARKBLOOM_SPARK_JARS can point elsewhere.
-def sparkJars(base: File): Seq[File] = {
-  val dirs = sys.env.get("SPARKBLOOM_SPARK_JARS").map(file).toSeq ++
-    (base / ".venv" / "lib" * "python*" / "site-packages" / "pyspark" / "jars").get
-  val jars = dirs.flatMap(d => (d * "*.jar").get)
-    .filterNot(_.getName.matches("scala-(library|reflect|compiler)-.*"))
-  if (jars.isEmpty) sys.error("No Spark jars: run dev/setup first (it installs pyspark into .venv).")
-  jars
-}
+// One jar per Spark line (dev/spark-lines), each compiled and tested against that line's own
+// jars: those of its pyspark distribution, which dev/setup unpacks into .cache/spark/<line>/
+// (Spark 4.3 is on PyPI only). SPARKBLOOM_SPARK_JARS_<line> (e.g. _3_5) can point elsewhere.
+lazy val sparkLines: Seq[SparkLine] = SparkLines.read(file("dev/spark-lines"))
 
 // Spark on Java 17 needs these opens; Spark's launcher adds them, a forked test JVM must too.
 val sparkJavaOptions = Seq(
@@ -40,48 +32,74 @@ val sparkJavaOptions = Seq(
   "-Dio.netty.tryReflectionSetAccessible=true"
 )
 
-val sparkProvided = Seq(
-  Compile / unmanagedJars ++= Attributed.blankSeq(sparkJars((ThisBuild / baseDirectory).value))
-)
+// Shim sources: the files that differ between Spark lines, in directories named for the
+// lines they serve (jvm/src/{main,test}/spark-<first>[-<last>]), behind sparkbloom.shims.SparkShim.
+def lineProject(line: SparkLine): Project =
+  Project(line.id, file("target") / line.id)
+    .settings(
+      name := s"sparkbloom-spark${line.line}",
+      moduleName := name.value, // sbt would normalize "3.5" to "3-5"
+      scalaVersion := line.scala,
+      target := (ThisBuild / baseDirectory).value / "target" / line.id,
+      Compile / unmanagedSourceDirectories := Seq(
+        (ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "scala"
+      ) ++ SparkLines.shimDirs((ThisBuild / baseDirectory).value / "jvm" / "src" / "main", line),
+      Compile / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "resources"),
+      Test / unmanagedSourceDirectories := Seq(
+        (ThisBuild / baseDirectory).value / "jvm" / "src" / "test" / "scala"
+      ) ++ SparkLines.shimDirs((ThisBuild / baseDirectory).value / "jvm" / "src" / "test", line),
+      Test / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "test" / "resources"),
+      Compile / unmanagedJars ++= Attributed.blankSeq(SparkLines.jars((ThisBuild / baseDirectory).value, line)),
+      libraryDependencies ++= Seq(
+        "org.scalatest" %% "scalatest" % "3.2.19" % Test,
+        "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
+        // parquet-java's in-memory test KMS, for the encryption tests (the line's own version)
+        ("org.apache.parquet" % "parquet-hadoop" % SparkLines.parquetVersion((ThisBuild / baseDirectory).value, line) % Test)
+          .classifier("tests").intransitive()
+      ),
+      // Spark is Provided: the cluster brings it. The POM says which Spark this jar is for.
+      pomPostProcess := { node => SparkLines.withProvidedSpark(node, line) },
+      // The JVM side reports its version and Spark line to Python; generated so they never drift.
+      Compile / sourceGenerators += Def.task {
+        val file = (Compile / sourceManaged).value / "sparkbloom" / "BuildVersion.scala"
+        IO.write(file,
+          s"""package sparkbloom
+             |
+             |private[sparkbloom] object BuildVersion {
+             |  val value: String = "${version.value}"
+             |  val sparkLine: String = "${line.line}"
+             |}
+             |""".stripMargin)
+        Seq(file)
+      }.taskValue,
+      Test / fork := true,
+      Test / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx4g", "-Dspark.ui.enabled=false"),
+      Test / parallelExecution := false,
+      Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
+    )
 
+def lineProject(line: String): Project =
+  lineProject(sparkLines.find(_.line == line).getOrElse(sys.error(s"Spark $line is not in dev/spark-lines")))
+
+lazy val spark35 = lineProject("3.5")
+lazy val spark40 = lineProject("4.0")
+lazy val spark41 = lineProject("4.1")
+lazy val spark42 = lineProject("4.2")
+lazy val spark43 = lineProject("4.3")
+lazy val lineProjects = Seq(spark35, spark40, spark41, spark42, spark43)
+
+// `./dev/sbt package` (or publishLocal, publishM2) builds every line; `spark35/test` tests one.
 lazy val root = (project in file("."))
-  .settings(
-    name := "sparkbloom",
-    Compile / scalaSource := baseDirectory.value / "jvm" / "src" / "main" / "scala",
-    Compile / resourceDirectory := baseDirectory.value / "jvm" / "src" / "main" / "resources",
-    Test / scalaSource := baseDirectory.value / "jvm" / "src" / "test" / "scala",
-    Test / resourceDirectory := baseDirectory.value / "jvm" / "src" / "test" / "resources",
-    sparkProvided,
-    libraryDependencies ++= Seq(
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
-      "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
-      // parquet-java's in-memory test KMS, for the encryption tests (same version as Spark's)
-      ("org.apache.parquet" % "parquet-hadoop" % "1.17.0" % Test).classifier("tests").intransitive()
-    ),
-    // The JVM side reports its version to Python; generate it from the build so they never drift.
-    Compile / sourceGenerators += Def.task {
-      val file = (Compile / sourceManaged).value / "sparkbloom" / "BuildVersion.scala"
-      IO.write(file,
-        s"""package sparkbloom
-           |
-           |private[sparkbloom] object BuildVersion {
-           |  val value: String = "${version.value}"
-           |}
-           |""".stripMargin)
-      Seq(file)
-    }.taskValue,
-    Test / fork := true,
-    Test / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx4g", "-Dspark.ui.enabled=false"),
-    Test / parallelExecution := false,
-    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
-  )
+  .aggregate(lineProjects.map(p => p: ProjectReference): _*)
+  .settings(publish / skip := true, test / aggregate := false, testOnly / aggregate := false)
 
 lazy val bench = (project in file("bench/jmh"))
-  .dependsOn(root)
+  .dependsOn(spark43)
   .enablePlugins(JmhPlugin)
   .settings(
     name := "sparkbloom-bench",
     publish / skip := true,
-    sparkProvided,
+    scalaVersion := sparkLines.find(_.line == "4.3").get.scala,
+    Compile / unmanagedJars ++= Attributed.blankSeq(SparkLines.jars((ThisBuild / baseDirectory).value, sparkLines.find(_.line == "4.3").get)),
     Jmh / javaOptions ++= sparkJavaOptions
   )

@@ -19,6 +19,9 @@ def spark() -> Iterator[SparkSession]:
             "spark.ui.enabled": "false",
             "spark.sql.shuffle.partitions": "4",
             "spark.driver.memory": "2g",
+            # Spark 4's default, named so every line writes ancient dates alike (3.5 refuses them)
+            "spark.sql.parquet.datetimeRebaseModeInWrite": "CORRECTED",
+            "spark.sql.parquet.int96RebaseModeInWrite": "CORRECTED",
         },
     )
     session.sparkContext.setLogLevel("WARN")

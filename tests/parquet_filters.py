@@ -9,6 +9,16 @@ import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pyspark
+
+#: Whether Spark's parquet-java records bloom_filter_length: 1.13 (Spark 3.5's) predates
+#: the field, so there readers take a filter's size from its header alone.
+WRITES_FILTER_LENGTH = not pyspark.__version__.startswith("3.5.")
+
+
+def filter_length_ok(length: int | None, bitset: int) -> bool:
+    """bloom_filter_length covers header and bitset, or is absent where it cannot be written."""
+    return length is not None and length > bitset if WRITES_FILTER_LENGTH else length is None
 
 
 def parquet_files(path: Path | str) -> list[str]:

@@ -26,7 +26,7 @@ from chdb import session as chdb_session
 from pyspark.sql import DataFrame, SparkSession
 
 import sparkbloom
-from parquet_filters import filter_sizes, is_power_of_two, parquet_files
+from parquet_filters import filter_length_ok, filter_sizes, is_power_of_two, parquet_files
 
 SMALL_ROWS = 6_000
 #: More distinct values per row group than the writer buffers (128 Ki hashes): the filter
@@ -231,7 +231,7 @@ def test_every_filtered_chunk_has_a_filter_of_the_promised_size(layouts: dict[st
         assert row_groups >= 10
     for column, bitset, length in sizes:
         assert bitset >= 32 and bitset % 32 == 0, (column, bitset)
-        assert length is not None and length > bitset, "bloom_filter_length covers header and bitset"
+        assert filter_length_ok(length, bitset), (column, bitset, length)
         if not layout.exact_size:
             assert is_power_of_two(bitset), f"{name}: {column} has a {bitset}-byte filter, not a power of two"
     if layout.exact_size:

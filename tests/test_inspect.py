@@ -13,6 +13,8 @@ from pyspark.sql import SparkSession, functions as F
 import sparkbloom
 from sparkbloom import SparkBloomError
 
+from parquet_filters import WRITES_FILTER_LENGTH
+
 ROWS = 5_000
 
 
@@ -40,7 +42,7 @@ def test_inspect_reports_every_chunk(spark: SparkSession, writers: dict[str, Pat
     rows = sparkbloom.inspect(spark, str(writers["sparkbloom"])).collect()
     assert rows and set(rows[0].asDict()) == set(sparkbloom.INSPECT_COLUMNS)
     filtered = [r for r in rows if r["column"] in ("user_id", "email")]
-    assert filtered and all(r["has_filter"] and r["has_length"] for r in filtered)
+    assert filtered and all(r["has_filter"] and r["has_length"] == WRITES_FILTER_LENGTH for r in filtered)
     assert all(r["estimated_fpp"] <= 0.011 for r in filtered)
     for r in filtered:
         assert r["estimated_ndv"] == pytest.approx(r["num_values"], rel=0.15)

@@ -6,7 +6,7 @@ exposes the extension's configuration and helpers.
 
 from sparkbloom.errors import SparkBloomError
 from sparkbloom.inspect import INSPECT_COLUMNS, inspect, might_contain
-from sparkbloom.jar import jar_path
+from sparkbloom.jar import SPARK_LINES, UnsupportedSparkVersion, jar_path
 from sparkbloom.options import write_options
 from sparkbloom.pruning import PRUNING_KEYS, last_pruning
 from sparkbloom.session import EXTENSION_CLASS, configure, session, version
@@ -15,7 +15,9 @@ __all__ = [
     "EXTENSION_CLASS",
     "INSPECT_COLUMNS",
     "PRUNING_KEYS",
+    "SPARK_LINES",
     "SparkBloomError",
+    "UnsupportedSparkVersion",
     "configure",
     "inspect",
     "jar_path",

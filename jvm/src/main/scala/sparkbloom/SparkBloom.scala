@@ -12,6 +12,9 @@ object SparkBloom {
   /** The version of this jar; Python's `sparkbloom.version()` returns it. */
   def version: String = BuildVersion.value
 
+  /** The Spark line this jar was built for ("3.5", ..., "4.3"); Python checks it matches. */
+  def sparkLine: String = BuildVersion.sparkLine
+
   /**
    * What sparkbloom decided for the last Parquet scan `session` planned, keyed as
    * `sparkbloom.last_pruning(spark)` returns it; empty before the first scan.

@@ -14,6 +14,7 @@ import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import sparkbloom.read.{BloomReadParquetFileFormat, RowGroupSelection}
+import sparkbloom.shims.ParquetScanBase
 
 /**
  * Spark's DataSource V2 Parquet scan over a [[BloomPartitioningAwareFileIndex]]: skipped
@@ -23,10 +24,7 @@ import sparkbloom.read.{BloomReadParquetFileFormat, RowGroupSelection}
  * reads them. Its description (EXPLAIN) and custom driver metrics (Spark UI) show the pruning.
  */
 final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFileIndex)
-  extends ParquetScan(
-    base.sparkSession, base.hadoopConf, index, base.dataSchema, base.readDataSchema, base.readPartitionSchema,
-    base.pushedFilters, base.options, base.pushedAggregate, base.partitionFilters, base.dataFilters,
-    base.pushedVariantExtractions) {
+  extends ParquetScanBase(base, index) {
 
   override def partitions: Seq[FilePartition] =
     super.partitions.map { partition =>

@@ -9,11 +9,12 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.datasources.{FileSourceStrategy, HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
-import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2ScanRelation, DataSourceV2Strategy}
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
 import sparkbloom.SparkBloomConf
 import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats}
+import sparkbloom.shims.SparkShims
 
 /**
  * Plans Parquet scans with Bloom-filter pruning, for DataSource V1 relations (Spark's
@@ -68,16 +69,11 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
     val options = scan.options.asCaseSensitiveMap().asScala.toMap
     val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options, selectRowGroups)
     val pruned = relation.copy(scan = new BloomParquetScan(scan, index))
-    classicSession.map(s => new DataSourceV2Strategy(s)(replace(plan, relation, pruned))).getOrElse(Nil)
+    SparkShims.planDataSourceV2(session, replace(plan, relation, pruned))
   }
 
   /** Whether tasks read only the row groups the driver selected. */
   private def selectRowGroups: Boolean = SparkBloomConf.pruneRowGroups(session.sessionState.conf)
-
-  private def classicSession: Option[org.apache.spark.sql.classic.SparkSession] = session match {
-    case s: org.apache.spark.sql.classic.SparkSession => Some(s)
-    case _ => None
-  }
 
   private def replace(plan: LogicalPlan, from: LogicalPlan, to: LogicalPlan): LogicalPlan =
     plan.transformDown { case node if node eq from => to }

@@ -10,6 +10,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkbloom.sbbf.XxHash64
+import sparkbloom.shims.SparkShims
 
 /**
  * The hash(es) under which a predicate literal would be stored in a given file column.
@@ -149,7 +150,7 @@ object LiteralProbe {
 
   /** Bytes of a string or binary literal; None for strings whose equality is not bytewise. */
   private def bytesOf(literalType: DataType, literal: Any): Option[Array[Byte]] = literalType match {
-    case s: StringType if s.collationId == StringType.collationId => // UTF8_BINARY: bytewise equality
+    case s: StringType if SparkShims.bytewiseEquality(s) =>
       Some(literal.asInstanceOf[UTF8String].getBytes)
     case BinaryType => Some(literal.asInstanceOf[Array[Byte]])
     case _ => None

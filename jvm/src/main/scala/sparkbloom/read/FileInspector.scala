@@ -10,6 +10,7 @@ import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
 
 import sparkbloom.sbbf.FilterEstimates
+import sparkbloom.shims.SparkShims
 
 /**
  * One column chunk's filter as `sparkbloom.inspect` shows it.
@@ -60,7 +61,7 @@ object FileInspector {
             }
             ChunkReport(path, rowGroup, column, meta.getPrimitiveType.getPrimitiveTypeName.name, meta.getValueCount,
               lookup.isInstanceOf[FilterLookup.Present], meta.getBloomFilterOffset, bytes,
-              meta.getBloomFilterLength > 0, ndv, fpp, dictionaryOnly(meta.getEncodingStats), problem)
+              SparkShims.bloomFilterLength(meta) > 0, ndv, fpp, dictionaryOnly(meta.getEncodingStats), problem)
           }
       }
     } finally stream.close()

@@ -8,10 +8,12 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.ParquetReadOptions
-import org.apache.parquet.format.{FileMetaData, Util}
+import org.apache.parquet.format.FileMetaData
 import org.apache.parquet.format.converter.ParquetMetadataConverter
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.io.{InputFile, SeekableInputStream}
+
+import sparkbloom.shims.SparkShims
 
 /**
  * Reads a file's footer for pruning: parquet-java's parsed metadata, plus, per row group,
@@ -30,8 +32,6 @@ import org.apache.parquet.io.{InputFile, SeekableInputStream}
 private[sparkbloom] object FooterReader {
 
   private val CryptoFactoryKey = "parquet.crypto.factory.class"
-  private val ThriftSizeLimitKey = "parquet.thrift.string.size.limit"
-  private val DefaultThriftSizeLimit = 100 * 1024 * 1024
 
   private val Magic = "PAR1".getBytes(StandardCharsets.US_ASCII)
 
@@ -56,7 +56,7 @@ private[sparkbloom] object FooterReader {
     stream.seek(length - 8 - footerLength)
     stream.readFully(bytes)
     // The same Thrift size limit as parquet-java's own footer parsing.
-    val raw = Util.readFileMetaData(new ByteArrayInputStream(bytes), conf.getInt(ThriftSizeLimitKey, DefaultThriftSizeLimit))
+    val raw = SparkShims.readThriftFooter(new ByteArrayInputStream(bytes), conf)
     val midpoints = splitMidpoints(raw)
     val parsed =
       if (decryptionConfigured || raw.isSetEncryption_algorithm) ParquetFileReader.readFooter(input, options, stream)

@@ -6,6 +6,8 @@ import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ParquetMetadata}
 import org.apache.parquet.schema.PrimitiveType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
+import sparkbloom.shims.SparkShims
+
 /**
  * A file as the cache knows it. A rewritten file has another length, modification time
  * or (where the file system offers one, as object stores do) etag.
@@ -98,7 +100,7 @@ object FooterSummary {
       stats.map(_.genericGetMin),
       stats.map(_.genericGetMax),
       c.getBloomFilterOffset,
-      c.getBloomFilterLength,
+      SparkShims.bloomFilterLength(c),
       c.isEncrypted)
   }
 }

@@ -8,12 +8,12 @@ import org.apache.parquet.hadoop.api.WriteSupport
 import org.apache.parquet.io.api.RecordConsumer
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
-import org.apache.spark.sql.execution.datasources.DataSourceUtils
 import org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, StructType}
 
 import sparkbloom.hashing.RowValueHasher
+import sparkbloom.shims.SparkShims
 
 /**
  * Spark's own `ParquetWriteSupport`, which also hashes the filtered columns of every row
@@ -28,10 +28,8 @@ final class BloomWriteSupport extends ParquetWriteSupport {
   // decides it (the task's SQL conf), with Spark's own rebase functions: filters then hold
   // exactly the stored values, and LEGACY rebased dates are found by every reader.
   private val rebase: RowValueHasher.Rebase = {
-    val mode = SQLConf.get.getConf(SQLConf.PARQUET_REBASE_MODE_IN_WRITE)
-    val days = DataSourceUtils.createDateRebaseFuncInWrite(mode, "Parquet")
-    val micros = DataSourceUtils.createTimestampRebaseFuncInWrite(mode, "Parquet")
-    RowValueHasher.Rebase(d => days(d), m => micros(m))
+    val (days, micros) = SparkShims.writeRebase(SQLConf.get)
+    RowValueHasher.Rebase(days, micros)
   }
   private var columns: Array[ColumnCollector] = Array.empty
   private var rowGroupFilters: JList[JMap[String, BloomFilter]] = _

@@ -14,7 +14,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.LongType
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.{ParquetFiles, SparkSessionSuite}
+import sparkbloom.{ParquetFiles, SparkSessionSuite, TestShims}
 import sparkbloom.catalyst.PointPredicate
 import sparkbloom.sbbf.BloomFilterHeaderCodec
 
@@ -66,21 +66,24 @@ class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
     val offset = target.getBloom_filter_offset.toInt
     val interesting = Seq(-1L, 0L, 1L, 31L, 33L, Int.MaxValue.toLong, Int.MinValue.toLong, bytes.length.toLong,
       bytes.length + 100L, (bytes.length - 10).toLong)
+    // Without a bloom_filter_length field (Spark 3.5's parquet-java) every file is an old
+    // file: flipped header bytes are case 3, and case 1 cannot happen.
     rnd.nextInt(6) match {
-      case 0 => // flip bytes of a header; detectable while bloom_filter_length is there
+      case 1 if !TestShims.FilterLength.exists => mutate(rnd, bytes)
+      case 0 if TestShims.FilterLength.exists => // flip bytes of a header; detectable while bloom_filter_length is there
         val copy = bytes.clone()
         (0 to rnd.nextInt(3)).foreach(_ => copy(offset + rnd.nextInt(12)) = rnd.nextInt(256).toByte)
         (copy, false)
       case 1 => // bloom_filter_length changed
-        target.setBloom_filter_length(if (rnd.nextBoolean()) interesting(rnd.nextInt(interesting.size)).toInt
-          else target.getBloom_filter_length + rnd.nextInt(65) - 32)
+        TestShims.FilterLength.set(target, if (rnd.nextBoolean()) interesting(rnd.nextInt(interesting.size)).toInt
+          else TestShims.FilterLength.get(target).getOrElse(0) + rnd.nextInt(65) - 32)
         (withFooter(bytes, start, footer), false)
       case 2 => // bloom_filter_offset changed
         target.setBloom_filter_offset(if (rnd.nextBoolean()) interesting(rnd.nextInt(interesting.size))
           else rnd.nextInt(bytes.length).toLong)
         (withFooter(bytes, start, footer), false)
-      case 3 => // an old file without bloom_filter_length, header bytes flipped
-        chunks.foreach(_.unsetBloom_filter_length())
+      case 0 | 3 => // an old file without bloom_filter_length, header bytes flipped
+        chunks.foreach(c => TestShims.FilterLength.unset(c))
         val copy = withFooter(bytes, start, footer)
         val before = BloomFilterHeaderCodec.decode(copy, offset, 64)
         (0 to rnd.nextInt(3)).foreach(_ => copy(offset + rnd.nextInt(12)) = rnd.nextInt(256).toByte)
@@ -127,12 +130,14 @@ class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
     val dir = Files.createTempDirectory("fuzz-query").toFile
     // Only files vanilla Spark can read at all take part (a cut-off footer fails any reader).
     spark.conf.set("spark.sparkbloom.enabled", "false")
-    try (0 until 16).foreach { i =>
-      val (mutated, undetectable) = mutate(rnd, bytes)
-      val file = new File(dir, s"part-$i.parquet")
-      Files.write(file.toPath, mutated)
-      if (undetectable || scala.util.Try(spark.read.parquet(file.getPath).where(col("k") === 17L).count()).isFailure) {
-        file.delete()
+    try {
+      (0 until 16).foreach { i =>
+        val (mutated, undetectable) = mutate(rnd, bytes)
+        val file = new File(dir, s"part-$i.parquet")
+        Files.write(file.toPath, mutated)
+        if (undetectable || scala.util.Try(spark.read.parquet(file.getPath).where(col("k") === 17L).count()).isFailure) {
+          file.delete()
+        }
       }
     } finally spark.conf.unset("spark.sparkbloom.enabled")
     assert(dir.listFiles().count(_.getName.endsWith(".parquet")) >= 4)
@@ -156,7 +161,7 @@ class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
     val (start, footer) = footerOf(bytes)
     footer.getRow_groups.asScala.foreach(_.getColumns.asScala.map(_.getMeta_data)
       .filter(m => m.isSetBloom_filter_offset && m.getPath_in_schema.asScala == Seq("k"))
-      .foreach(_.setBloom_filter_length(7)))
+      .foreach(_.setBloom_filter_offset(bytes.length + 100L))) // past the end of the file
     val file = new File(Files.createTempDirectory("broken").toFile, "broken.parquet")
     Files.write(file.toPath, withFooter(bytes, start, footer))
     val conf = new Configuration()

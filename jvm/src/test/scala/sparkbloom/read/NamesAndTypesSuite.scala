@@ -44,7 +44,7 @@ class NamesAndTypesSuite extends AnyFunSuite with SparkSessionSuite {
     val schema = StructType(Seq(
       StructField("a.b", LongType),
       StructField("a", StructType(Seq(StructField("b", LongType))))))
-    val df = spark.createDataFrame(java.util.List.of(Row(1L, Row(2L))), schema)
+    val df = spark.createDataFrame(java.util.Collections.singletonList(Row(1L, Row(2L))), schema)
     Seq("`a.b`", "a.b").foreach { name =>
       val e = intercept[SparkBloomException](df.write.option("bloom_filter_columns", name).parquet(dir("dotted")))
       assert(e.getMessage.contains("same Parquet path 'a.b'"), e.getMessage)

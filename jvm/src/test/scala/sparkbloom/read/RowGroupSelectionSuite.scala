@@ -6,18 +6,18 @@ import org.scalatest.funsuite.AnyFunSuite
 class RowGroupSelectionSuite extends AnyFunSuite {
 
   private def rowGroup(dataPage: Long, dictionaryPage: Option[Long], chunkSize: Long, total: Option[Long]): RowGroup = {
-    val meta = new ColumnMetaData(Type.INT64, java.util.List.of(), java.util.List.of("k"), CompressionCodec.UNCOMPRESSED,
+    val meta = new ColumnMetaData(Type.INT64, java.util.Collections.emptyList(), java.util.Collections.singletonList("k"), CompressionCodec.UNCOMPRESSED,
       10L, chunkSize, chunkSize, dataPage)
     dictionaryPage.foreach(meta.setDictionary_page_offset)
     val chunk = new ColumnChunk(dataPage)
     chunk.setMeta_data(meta)
-    val rg = new RowGroup(java.util.List.of(chunk), chunkSize, 10L)
+    val rg = new RowGroup(java.util.Collections.singletonList(chunk), chunkSize, 10L)
     total.foreach(rg.setTotal_compressed_size)
     rg
   }
 
   test("split midpoints follow parquet-java's rule on the raw footer") {
-    val meta = new FileMetaData(1, java.util.List.of(), 30L, java.util.List.of(
+    val meta = new FileMetaData(1, java.util.Collections.emptyList(), 30L, java.util.Arrays.asList(
       rowGroup(4, None, 100, Some(100)),          // 4 + 50
       rowGroup(140, Some(104), 100, Some(100)),   // dictionary first: 104 + 50
       rowGroup(210, Some(0), 100, Some(100)),     // a dictionary offset of 0 counts: 0 + 50

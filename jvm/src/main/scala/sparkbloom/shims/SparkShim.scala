@@ -1,0 +1,42 @@
+package sparkbloom.shims
+
+import java.io.InputStream
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.parquet.format.FileMetaData
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.StringType
+
+/**
+ * Everything that differs between the Spark lines sparkbloom supports (dev/spark-lines),
+ * and why. Each line's `SparkShims` object implements it, assembled from the files in the
+ * shim directories that serve the line (`jvm/src/main/spark-<first>[-<last>]/`); the rest
+ * of the code calls `SparkShims` and never names a Spark version.
+ *
+ * One difference is a class, not a method: `ParquetScanBase`, Spark's V2 `ParquetScan`
+ * rebuilt with another file index, because its constructor gained a parameter in 4.1.
+ */
+private[sparkbloom] trait SparkShim {
+
+  /** Spark's own DataSource V2 planning of `plan`, or Nil outside a classic (in-JVM) session:
+   *  4.0 moved the classic session to `org.apache.spark.sql.classic`. */
+  def planDataSourceV2(session: SparkSession, plan: LogicalPlan): Seq[SparkPlan]
+
+  /** Whether equal values of this string type are equal bytes: 4.0 added collations. */
+  def bytewiseEquality(stringType: StringType): Boolean
+
+  /** A chunk's `bloom_filter_length`, -1 where parquet-java's metadata lacks it (1.13, Spark 3.5). */
+  def bloomFilterLength(chunk: ColumnChunkMetaData): Int
+
+  /** The Thrift footer, parsed with parquet-java's configurable size limit where it has one
+   *  (1.17, Spark 4.2); before, parquet-java parses with Thrift's defaults and so do we. */
+  def readThriftFooter(in: InputStream, conf: Configuration): FileMetaData
+
+  /** Spark's rebase of dates (days) and timestamps (micros) as its Parquet writer applies
+   *  them under `conf`: the rebase mode became a typed enum setting in 4.1. */
+  def writeRebase(conf: SQLConf): (Int => Int, Long => Long)
+}

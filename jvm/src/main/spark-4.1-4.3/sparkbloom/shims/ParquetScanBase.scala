@@ -1,0 +1,11 @@
+package sparkbloom.shims
+
+import org.apache.spark.sql.execution.datasources.PartitioningAwareFileIndex
+import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
+
+/** `base` over another file index, with `ParquetScan`'s constructor from 4.1, which added the pushed variant extractions. */
+private[sparkbloom] abstract class ParquetScanBase(base: ParquetScan, fileIndex: PartitioningAwareFileIndex)
+  extends ParquetScan(
+    base.sparkSession, base.hadoopConf, fileIndex, base.dataSchema, base.readDataSchema, base.readPartitionSchema,
+    base.pushedFilters, base.options, base.pushedAggregate, base.partitionFilters, base.dataFilters,
+    base.pushedVariantExtractions)

@@ -1,0 +1,13 @@
+package sparkbloom.shims
+
+import org.apache.spark.sql.execution.datasources.DataSourceUtils
+import org.apache.spark.sql.internal.SQLConf
+
+/** From 4.1 the Parquet rebase mode is a typed enum setting. */
+private[sparkbloom] trait RebaseModeAsEnum extends SparkShim {
+  override def writeRebase(conf: SQLConf): (Int => Int, Long => Long) = {
+    val mode = conf.getConf(SQLConf.PARQUET_REBASE_MODE_IN_WRITE)
+    (DataSourceUtils.createDateRebaseFuncInWrite(mode, "Parquet"),
+      DataSourceUtils.createTimestampRebaseFuncInWrite(mode, "Parquet"))
+  }
+}
