@@ -6,8 +6,8 @@ filters, (e) sparkbloom; all in one run, each against vanilla Spark (a).
 Two table shapes: ``small`` (``--files`` files of ``--row-groups-per-file`` row groups)
 and ``large`` (Spark's default 128 MB row groups, ``--large-files`` files). Layouts are
 interleaved within every repetition (a, b, c, d, e, a, b, ...), so that a slow phase of
-the machine never lands on one layout only. Writes bench/results/lookup.json and prints
-Markdown tables.
+the machine never lands on one layout only. Writes bench/results/lookup.json (or
+``--output``) and prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -34,7 +34,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     lookup_table_arguments(parser, str(HERE / "results" / "tmp" / "lookup"))
     parser.add_argument("--repeats", type=int, default=5)
+    # another run (another Spark line, a reduced size) must not overwrite the published results
+    parser.add_argument("--output", default=str(HERE / "results" / "lookup.json"))
     args = parser.parse_args()
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
 
     spark = bench_session("sparkbloom-bench-lookup")
     work = Path(args.work)
@@ -63,7 +67,6 @@ def main() -> None:
         tables[SPARKBLOOM_OFF] = spark.read.parquet(str(work / shape / SPARKBLOOM))
         results = run_interleaved(spark, tables, keys, args.repeats, shape)
         output["shapes"][shape] = results  # type: ignore[index]
-        out = HERE / "results" / "lookup.json"
         out.write_text(json.dumps(output, indent=2))
         print_table(shape, results)
         shutil.rmtree(work / shape, ignore_errors=True)
