@@ -11,6 +11,7 @@ PRUNING_KEYS = (
     "row_groups_total",
     "row_groups_skipped",
     "filter_bytes_read",
+    "join_keys",
     "probe_time_ms",
 )
 
@@ -21,7 +22,8 @@ def last_pruning(spark: SparkSession) -> dict[str, int]:
     Keys: ``files_total``, ``files_skipped``, ``row_groups_total``, ``row_groups_skipped``
     (row groups the driver ruled out, including those of skipped files),
     ``filter_bytes_read`` (footer-located filter bytes read on the driver, 0 when served
-    from the cache) and ``probe_time_ms``. An empty dict before the first scan; all zero
+    from the cache), ``join_keys`` (keys of a join's other side or an ``IN``/``EXISTS``
+    subquery probed at run time; 0 otherwise) and ``probe_time_ms``. An empty dict before the first scan; all zero
     for a scan with nothing to judge (``spark.sparkbloom.enabled`` off, or no ``=``, ``IN``
     or ``<=>`` on a literal).
     """

@@ -2,7 +2,7 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, InspectionTableFunctions}
+import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, InspectionTableFunctions, JoinKeysStrategy}
 
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.
@@ -14,7 +14,8 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectPostHocResolutionRule(BloomWriteRule)
     extensions.injectPostHocResolutionRule(BloomCacheInvalidation)
-    extensions.injectPlannerStrategy(BloomScanStrategy)
+    extensions.injectPlannerStrategy(BloomScanStrategy(_))
+    extensions.injectPlannerStrategy(JoinKeysStrategy(_))
     extensions.injectTableFunction(InspectionTableFunctions.inspect)
     extensions.injectTableFunction(InspectionTableFunctions.probe)
   }

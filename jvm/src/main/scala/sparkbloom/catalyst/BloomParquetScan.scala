@@ -5,15 +5,18 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.FileSourceOptions
+import org.apache.spark.sql.connector.expressions.{Expressions, Literal, NamedReference}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
-import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory, SupportsRuntimeV2Filtering}
 import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetOptions
 import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import sparkbloom.read.{BloomReadParquetFileFormat, RowGroupSelection}
+import sparkbloom.SparkBloomConf
+import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats, RowGroupSelection}
 import sparkbloom.shims.ParquetScanBase
 
 /**
@@ -22,9 +25,31 @@ import sparkbloom.shims.ParquetScanBase
  * the reader as the byte ranges of its row groups that may match (so parquet-java reads
  * only those, without reading filters again); files it could not judge are read as Spark
  * reads them. Its description (EXPLAIN) and custom driver metrics (Spark UI) show the pruning.
+ *
+ * A join's keys ([[JoinKeysStrategy]]) arrive as Spark's runtime filters: `IN` lists on data
+ * columns, once the dynamic pruning subqueries have run, before Spark asks for partitions again.
  */
 final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFileIndex)
-  extends ParquetScanBase(base, index) {
+  extends ParquetScanBase(base, index) with SupportsRuntimeV2Filtering {
+
+  override def filterAttributes(): Array[NamedReference] =
+    base.readDataSchema.fieldNames.map(name => Expressions.column(name))
+
+  /** Anything but an `IN` list of literals on a column is ignored: it only keeps more data. */
+  override def filter(predicates: Array[Predicate]): Unit = {
+    val maxKeys = SparkBloomConf.joinMaxKeys(base.sparkSession.sessionState.conf)
+    val columns = predicates.toSeq.flatMap { p =>
+      p.children().toSeq match {
+        case (column: NamedReference) +: (values @ (first: Literal[_]) +: _)
+            if p.name() == "IN" && values.size <= maxKeys && values.forall(_.isInstanceOf[Literal[_]]) =>
+          val literals = values.map(_.asInstanceOf[Literal[_]])
+          if (literals.exists(_.dataType() != first.dataType())) None
+          else Some(PointPredicate.ColumnIn(column.fieldNames().toSeq, first.dataType(), literals.map(_.value()).filter(_ != null)))
+        case _ => None
+      }
+    }
+    index.pruner.useJoinKeys(JoinKeys.of(columns))
+  }
 
   override def partitions: Seq[FilePartition] =
     super.partitions.map { partition =>
@@ -51,6 +76,9 @@ final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFil
     catch { case NonFatal(_) => Nil } // the query itself will report a listing failure
     super.getMetaData() + ("BloomPruning" -> PruningMetrics.describe(index.pruner.lastStats))
   }
+
+  /** What the scan's last listing decided. */
+  def stats: Option[PruningStats] = index.pruner.lastStats
 
   override def supportedCustomMetrics(): Array[CustomMetric] =
     super.supportedCustomMetrics() ++ PruningMetrics.all

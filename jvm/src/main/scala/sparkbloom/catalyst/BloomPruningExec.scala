@@ -4,12 +4,13 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, PlanExpression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, PlanExpression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{FileSourceScanExec, SQLExecution, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
+import sparkbloom.SparkBloomConf
 import sparkbloom.read.PruningStats
 
 /**
@@ -17,8 +18,13 @@ import sparkbloom.read.PruningStats
  * untouched. It exists to be seen: EXPLAIN shows what the scan's Bloom-filter pruning
  * decided (files and row groups before and after), and the Spark UI shows the same as
  * driver-side SQL metrics. `FileSourceScanExec` has a fixed set of metrics, hence a node.
+ *
+ * It also carries the scan's join keys: dynamic pruning subqueries over a join's other side
+ * ([[JoinKeysStrategy]]). Spark plans and runs them as subqueries of this node, so they are
+ * done before this node executes; it then hands their keys to the file index, and the scan,
+ * listing its files only now, lists what the keys leave.
  */
-final case class BloomPruningExec(child: SparkPlan) extends UnaryExecNode {
+final case class BloomPruningExec(child: SparkPlan, joinKeys: Seq[Expression] = Nil) extends UnaryExecNode {
 
   override def output: Seq[Attribute] = child.output
   override def outputPartitioning: Partitioning = child.outputPartitioning
@@ -35,20 +41,30 @@ final case class BloomPruningExec(child: SparkPlan) extends UnaryExecNode {
     case _ => None
   }
 
-  private def stats: Option[PruningStats] = scan.map(_.relation.location).collect {
-    case index: BloomPruningFileIndex => index.pruner.lastStats
-  }.flatten
+  private def index: Option[BloomPruningFileIndex] = scan.map(_.relation.location).collect {
+    case index: BloomPruningFileIndex => index
+  }
+
+  /** What the scan's last listing decided. */
+  def stats: Option[PruningStats] = index.flatMap(_.pruner.lastStats)
 
   protected override def doExecute(): RDD[InternalRow] = {
+    useJoinKeys()
     val rows = child.execute()
     report()
     rows
   }
 
   protected override def doExecuteColumnar(): RDD[ColumnarBatch] = {
+    useJoinKeys()
     val batches = child.executeColumnar()
     report()
     batches
+  }
+
+  /** Spark has run this node's subqueries (`executeQuery` waits for them) by now. */
+  private def useJoinKeys(): Unit = if (joinKeys.nonEmpty) {
+    index.foreach(_.pruner.useJoinKeys(JoinKeys.evaluated(joinKeys, SparkBloomConf.joinMaxKeys(conf))))
   }
 
   private def report(): Unit = stats.foreach { s =>
@@ -64,7 +80,7 @@ final case class BloomPruningExec(child: SparkPlan) extends UnaryExecNode {
    * after EXPLAIN-time strings are built. The scan's listing then reuses this one.
    */
   private def pruning: String = {
-    for (s <- scan; index <- Some(s.relation.location).collect { case i: BloomPruningFileIndex => i }) {
+    for (s <- scan; index <- index) {
       val staticPartitionFilters = s.partitionFilters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
       try index.listFiles(staticPartitionFilters, s.dataFilters)
       catch { case NonFatal(_) => () } // the query itself will report a listing failure
@@ -72,7 +88,11 @@ final case class BloomPruningExec(child: SparkPlan) extends UnaryExecNode {
     PruningMetrics.describe(stats)
   }
 
-  override def simpleString(maxFields: Int): String = s"BloomPruning $pruning"
+  /** The join keys as EXPLAIN shows them: the columns they prune and their subqueries. */
+  private def joinKeysString: String =
+    if (joinKeys.isEmpty) "" else joinKeys.mkString(", join keys: ", ", ", "")
+
+  override def simpleString(maxFields: Int): String = s"BloomPruning $pruning$joinKeysString"
 
   override def verboseStringWithOperatorId(): String =
     s"${super.verboseStringWithOperatorId()}Pruning: $pruning\n"

@@ -25,43 +25,44 @@ import sparkbloom.shims.SparkShims
  * skips row groups and a [[BloomPruningExec]] to show what was skipped).
  */
 final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy {
+  import BloomScanStrategy.plansScan
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
-    case ScanOperation(_, _, filters, relation: LogicalRelation) => relation.relation match {
-      case fs: HadoopFsRelation if fs.fileFormat.getClass == classOf[ParquetFileFormat] &&
-          !fs.location.isInstanceOf[BloomPruningFileIndex] => whenJudgeable(filters)(planV1(plan, relation, fs))
-      case _ => Nil
-    }
-    case ScanOperation(_, _, _, relation: DataSourceV2ScanRelation) => relation.scan match {
-      case scan: ParquetScan if scan.getClass == classOf[ParquetScan] =>
-        whenJudgeable(scan.dataFilters)(planV2(plan, relation, scan))
-      case _ => Nil
-    }
+    case ScanOperation(_, _, filters, relation: LogicalRelation) if plansScan(relation) =>
+      val fs = relation.relation.asInstanceOf[HadoopFsRelation]
+      whenJudgeable(filters)(planV1(plan, relation, fs, JoinKeys.subqueries(filters)))
+    case ScanOperation(_, _, filters, relation: DataSourceV2ScanRelation) if plansScan(relation) =>
+      val scan = relation.scan.asInstanceOf[ParquetScan]
+      whenJudgeable(scan.dataFilters ++ filters.filter(_.isInstanceOf[BloomJoinKeys]))(planV2(plan, relation, scan))
     case _ => Nil
   }
-
-  // Only Spark's own Parquet format and scan, never a subclass: another project's format
-  // (Delta's DeltaParquetFileFormat reads column-mapped names and deletion vectors; other
-  // lake formats have theirs) is planned exactly as without sparkbloom.
 
   /**
    * Switched off, or with no `=`/`IN`/`<=>` on literals among the scan's filters (a full
    * scan, ranges only), Spark plans the scan exactly as without sparkbloom: nothing can be
-   * judged, so nothing of sparkbloom's may cost anything.
+   * judged, so nothing of sparkbloom's may cost anything. A scan that has a join's keys
+   * to probe at run time ([[JoinKeysStrategy]] put them there) is always planned here.
    */
   private def whenJudgeable(filters: Seq[Expression])(planned: => Seq[SparkPlan]): Seq[SparkPlan] =
-    if (SparkBloomConf.enabled(session.sessionState.conf) && PointPredicate.fromFilters(filters).isDefined) planned
+    if (JoinKeys.subqueries(filters).nonEmpty ||
+        SparkBloomConf.enabled(session.sessionState.conf) && PointPredicate.fromFilters(filters).isDefined) planned
     else {
       PruningStats.recordLast(session, PruningStats.Empty)
       Nil
     }
 
-  private def planV1(plan: LogicalPlan, relation: LogicalRelation, fs: HadoopFsRelation): Seq[SparkPlan] = {
+  /** Join keys are taken out of the scan's filters (they never filter rows) and given to
+   *  the node above the scan, which waits for them and hands them to the file index. */
+  private def planV1(
+      plan: LogicalPlan,
+      relation: LogicalRelation,
+      fs: HadoopFsRelation,
+      joinKeys: Seq[Expression]): Seq[SparkPlan] = {
     val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups)
     val pruned = relation.copy(relation =
       fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat)(fs.sparkSession))
-    FileSourceStrategy(replace(plan, relation, pruned)).map(_.transformUp {
-      case scan: FileSourceScanExec if scan.relation.location eq index => BloomPruningExec(scan)
+    FileSourceStrategy(JoinKeys.withoutMarkers(replace(plan, relation, pruned))).map(_.transformUp {
+      case scan: FileSourceScanExec if scan.relation.location eq index => BloomPruningExec(scan, joinKeys)
     })
   }
 
@@ -69,7 +70,7 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
     val options = scan.options.asCaseSensitiveMap().asScala.toMap
     val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options, selectRowGroups)
     val pruned = relation.copy(scan = new BloomParquetScan(scan, index))
-    SparkShims.planDataSourceV2(session, replace(plan, relation, pruned))
+    SparkShims.planDataSourceV2(session, JoinKeys.unmarked(replace(plan, relation, pruned)))
   }
 
   /** Whether tasks read only the row groups the driver selected. */
@@ -77,4 +78,36 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
 
   private def replace(plan: LogicalPlan, from: LogicalPlan, to: LogicalPlan): LogicalPlan =
     plan.transformDown { case node if node eq from => to }
+}
+
+private[sparkbloom] object BloomScanStrategy {
+
+  /**
+   * Whether sparkbloom plans this scan: only Spark's own Parquet format and scan, never a
+   * subclass. Another project's format (Delta's DeltaParquetFileFormat reads column-mapped
+   * names and deletion vectors; other lake formats have theirs) is planned exactly as
+   * without sparkbloom.
+   */
+  def plansScan(plan: LogicalPlan): Boolean = plan match {
+    case relation: LogicalRelation => relation.relation match {
+      case fs: HadoopFsRelation => fs.fileFormat.getClass == classOf[ParquetFileFormat] &&
+        !fs.location.isInstanceOf[BloomPruningFileIndex]
+      case _ => false
+    }
+    case relation: DataSourceV2ScanRelation => relation.scan.getClass == classOf[ParquetScan]
+    case _ => false
+  }
+
+  /** Names of the partition columns of a scan [[plansScan]] accepts. */
+  def partitionColumns(plan: LogicalPlan): Seq[String] = plan match {
+    case relation: LogicalRelation => relation.relation match {
+      case fs: HadoopFsRelation => fs.partitionSchema.fieldNames.toSeq
+      case _ => Nil
+    }
+    case relation: DataSourceV2ScanRelation => relation.scan match {
+      case scan: ParquetScan => scan.readPartitionSchema.fieldNames.toSeq
+      case _ => Nil
+    }
+    case _ => Nil
+  }
 }

@@ -19,35 +19,56 @@ import sparkbloom.read.{FilePruner, ProbeCache, PruningStats, RowGroupSelection}
 private object ListingPruner {
   /** Spark's per-read Parquet option for the calendar of dates and timestamps. */
   val RebaseModeOption = "datetimeRebaseMode"
+
+  /** One listing and the inputs it was decided for. */
+  private final case class Listed(
+      partitionFilters: Seq[Expression],
+      dataFilters: Seq[Expression],
+      joinKeys: JoinKeys.Runtime,
+      listing: Seq[PartitionDirectory],
+      stats: PruningStats)
 }
 
 final class ListingPruner(session: SparkSession, options: Map[String, String], selectRowGroups: Boolean) {
-  import ListingPruner.RebaseModeOption
+  import ListingPruner.{Listed, RebaseModeOption}
 
-  @volatile private var last: Option[(Seq[Expression], Seq[Expression], Seq[PartitionDirectory], PruningStats)] = None
+  @volatile private var last: Option[Listed] = None
+  @volatile private var joinKeys: JoinKeys.Runtime = JoinKeys.NoKeys
 
   /** What the last listing decided, if the scan was listed. */
-  def lastStats: Option[PruningStats] = last.map(_._4)
+  def lastStats: Option[PruningStats] = last.map(_.stats)
 
   def forget(): Unit = last = None
+
+  /** Keys of a join's other side, known at run time; later listings probe them too. */
+  def useJoinKeys(keys: JoinKeys.Runtime): Unit = joinKeys = keys
 
   /** The pruned listing for these filters; `listAll` lists the files partition pruning kept. */
   def prune(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
       listAll: => Seq[PartitionDirectory]): Seq[PartitionDirectory] = synchronized {
-    val (listing, stats) = last match {
-      case Some((pf, df, listing, stats)) if pf == partitionFilters && df == dataFilters => (listing, stats)
+    val keys = joinKeys
+    val listed = last match {
+      case Some(l) if l.partitionFilters == partitionFilters && l.dataFilters == dataFilters && l.joinKeys == keys => l
       case _ =>
-        val (listing, stats) = judge(listAll, dataFilters)
-        last = Some((partitionFilters, dataFilters, listing, stats))
-        (listing, stats)
+        val (listing, stats) = judge(listAll, dataFilters, keys)
+        val listed = Listed(partitionFilters, dataFilters, keys, listing, stats)
+        last = Some(listed)
+        listed
     }
-    PruningStats.recordLast(session, stats)
-    listing
+    PruningStats.recordLast(session, listed.stats)
+    listed.listing
   }
 
-  private def judge(listed: Seq[PartitionDirectory], dataFilters: Seq[Expression]): (Seq[PartitionDirectory], PruningStats) = {
+  private def judge(
+      listed: Seq[PartitionDirectory],
+      dataFilters: Seq[Expression],
+      keys: JoinKeys.Runtime): (Seq[PartitionDirectory], PruningStats) = {
     val conf = session.sessionState.conf
-    val predicate = PointPredicate.fromFilters(dataFilters)
+    val predicate = (PointPredicate.fromFilters(dataFilters).toSeq ++ keys.predicate) match {
+      case Seq() => None
+      case Seq(single) => Some(single)
+      case both => Some(PointPredicate.All(both))
+    }
     val files = listed.flatMap(_.files.map(_.fileStatus))
     if (!SparkBloomConf.enabled(conf) || predicate.isEmpty || fieldIdMatching(conf)) {
       return (listed, PruningStats.Empty.copy(filesTotal = files.size))
@@ -82,6 +103,7 @@ final class ListingPruner(session: SparkSession, options: Map[String, String], s
       rowGroupsTotal = judged.map(_.rowGroups.toLong).sum,
       rowGroupsSkipped = judged.map(_.ruledOut.toLong).sum,
       filterBytesRead = pruner.filterBytesRead,
+      joinKeys = keys.keys,
       probeTimeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
     (pruned, stats)
   }

@@ -36,6 +36,18 @@ object PointPredicate {
       case many => Some(All(many))
     }
 
+  /**
+   * `column` equals one of `values` (Catalyst values of its type, as a join's other side
+   * produced them), if `column` is a column; nulls never match and are left out.
+   */
+  def columnIn(column: Expression, values: Seq[Any]): Option[ColumnIn] = column match {
+    case ColumnPath(path, t) => Some(ColumnIn(path, t, values.filter(_ != null)))
+    case _ => None
+  }
+
+  /** Whether `e` is a column: an attribute, or a struct field under one. */
+  def isColumn(e: Expression): Boolean = ColumnPath.unapply(e).isDefined
+
   private def convert(e: Expression): Option[PointPredicate] = e match {
     case And(left, right) =>
       (convert(left), convert(right)) match {

@@ -29,12 +29,13 @@ final class RowGroupsSkippedMetric
   extends PruningMetric("bloomRowGroupsSkipped", "sparkbloom: row groups skipped", _.rowGroupsSkipped)
 final class FilterBytesReadMetric
   extends PruningMetric("bloomFilterBytesRead", "sparkbloom: filter bytes read", _.filterBytesRead)
+final class JoinKeysMetric extends PruningMetric("bloomJoinKeys", "sparkbloom: join keys probed", _.joinKeys)
 final class ProbeTimeMetric extends PruningMetric("bloomProbeTimeMs", "sparkbloom: probe time (ms)", _.probeTimeMs)
 
 object PruningMetrics {
   def all: Seq[PruningMetric] = Seq(
     new FilesTotalMetric, new FilesSkippedMetric, new RowGroupsTotalMetric, new RowGroupsSkippedMetric,
-    new FilterBytesReadMetric, new ProbeTimeMetric)
+    new FilterBytesReadMetric, new JoinKeysMetric, new ProbeTimeMetric)
 
   /** How EXPLAIN shows a scan's pruning. */
   def describe(stats: Option[PruningStats]): String = stats match {
@@ -43,6 +44,7 @@ object PruningMetrics {
     case Some(s) =>
       s"files ${s.filesTotal} -> ${s.filesTotal - s.filesSkipped}, " +
         s"row groups ${s.rowGroupsTotal} -> ${s.rowGroupsTotal - s.rowGroupsSkipped}, " +
-        s"filter bytes read ${s.filterBytesRead}, probe ${s.probeTimeMs} ms"
+        s"filter bytes read ${s.filterBytesRead}, " +
+        (if (s.joinKeys > 0) s"join keys ${s.joinKeys}, " else "") + s"probe ${s.probeTimeMs} ms"
   }
 }

@@ -1,12 +1,16 @@
 package sparkbloom.read
 
-/** What the driver decided for one scan, as `sparkbloom.last_pruning(spark)` reports it. */
+/**
+ * What the driver decided for one scan, as `sparkbloom.last_pruning(spark)` reports it.
+ * `joinKeys` counts the keys of a join's other side that were probed (0 without a join).
+ */
 final case class PruningStats(
     filesTotal: Long,
     filesSkipped: Long,
     rowGroupsTotal: Long,
     rowGroupsSkipped: Long,
     filterBytesRead: Long,
+    joinKeys: Long,
     probeTimeMs: Long) {
 
   def toMap: Map[String, Long] = Map(
@@ -15,15 +19,16 @@ final case class PruningStats(
     "row_groups_total" -> rowGroupsTotal,
     "row_groups_skipped" -> rowGroupsSkipped,
     "filter_bytes_read" -> filterBytesRead,
+    "join_keys" -> joinKeys,
     "probe_time_ms" -> probeTimeMs)
 
   override def toString: String =
     s"files $filesSkipped of $filesTotal skipped, row groups $rowGroupsSkipped of $rowGroupsTotal ruled out, " +
-      s"$filterBytesRead filter bytes read, $probeTimeMs ms"
+      s"$filterBytesRead filter bytes read, $joinKeys join keys probed, $probeTimeMs ms"
 }
 
 object PruningStats {
-  val Empty: PruningStats = PruningStats(0, 0, 0, 0, 0, 0)
+  val Empty: PruningStats = PruningStats(0, 0, 0, 0, 0, 0, 0)
 
   // Weak keys: a stopped and dropped session takes its entry with it.
   private val lastBySession = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[AnyRef, PruningStats]())

@@ -6,6 +6,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.format.FileMetaData
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{DynamicPruningSubquery, ExprId, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.internal.SQLConf
@@ -39,4 +40,14 @@ private[sparkbloom] trait SparkShim {
   /** Spark's rebase of dates (days) and timestamps (micros) as its Parquet writer applies
    *  them under `conf`: the rebase mode became a typed enum setting in 4.1. */
   def writeRebase(conf: SQLConf): (Int => Int, Long => Long)
+
+  /** Spark's dynamic pruning subquery for the values of `buildKeys(keyIndex)`: 4.0 made the
+   *  single key index a list of indices. */
+  def dynamicPruningSubquery(
+      pruningKey: Expression,
+      buildQuery: LogicalPlan,
+      buildKeys: Seq[Expression],
+      keyIndex: Int,
+      onlyInBroadcast: Boolean,
+      exprId: ExprId): DynamicPruningSubquery
 }

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Strategy
 import org.apache.spark.sql.types.StringType
 
 /** What every Spark 4 line shares: classic sessions, collations, parquet-java 1.15+. */
-private[sparkbloom] trait Spark4Shim extends SparkShim {
+private[sparkbloom] trait Spark4Shim extends SparkShim with DynamicPruningShim {
 
   override def planDataSourceV2(session: SparkSession, plan: LogicalPlan): Seq[SparkPlan] = session match {
     case s: classic.SparkSession => new DataSourceV2Strategy(s)(plan)
@@ -20,4 +20,5 @@ private[sparkbloom] trait Spark4Shim extends SparkShim {
     stringType.collationId == StringType.collationId // UTF8_BINARY
 
   override def bloomFilterLength(chunk: ColumnChunkMetaData): Int = chunk.getBloomFilterLength
+
 }

@@ -1,0 +1,69 @@
+package sparkbloom.catalyst
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{And, DynamicPruningExpression, Expression, PredicateHelper, UnaryExpression}
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan}
+import org.apache.spark.sql.execution.InSubqueryExec
+import org.apache.spark.sql.types.{BooleanType, DataType}
+
+/**
+ * Marks a dynamic pruning subquery that sparkbloom placed on a Parquet scan: the distinct
+ * keys of a join's other side, which the scan's Bloom filters probe once they are known.
+ * [[JoinKeysStrategy]] puts it in a `Filter` directly above the scan and [[BloomScanStrategy]]
+ * takes it out again when it plans that scan, so it never filters a row. Should it ever be
+ * evaluated, it is true: it holds keys, it is not a condition.
+ */
+private[sparkbloom] final case class BloomJoinKeys(child: Expression) extends UnaryExpression with CodegenFallback {
+  override def dataType: DataType = BooleanType
+  override def nullable: Boolean = false
+  override def eval(input: InternalRow): Any = true
+  override protected def withNewChildInternal(newChild: Expression): BloomJoinKeys = copy(child = newChild)
+}
+
+private[sparkbloom] object JoinKeys extends PredicateHelper {
+
+  /** The key subqueries among a scan's filters, without their markers. */
+  def subqueries(filters: Seq[Expression]): Seq[Expression] = filters.collect { case BloomJoinKeys(keys) => keys }
+
+  /** `plan` without sparkbloom's marker filters (a scan planned by Spark alone). */
+  def withoutMarkers(plan: LogicalPlan): LogicalPlan = plan.transformDown {
+    case Filter(condition, child) if splitConjunctivePredicates(condition).forall(_.isInstanceOf[BloomJoinKeys]) => child
+  }
+
+  /** `plan` with each marker replaced by the bare subquery, as Spark's V2 planning expects
+   *  runtime filters (it hands them to the scan through `SupportsRuntimeV2Filtering`). */
+  def unmarked(plan: LogicalPlan): LogicalPlan = plan.transformDown {
+    case f @ Filter(condition, _) if condition.exists(_.isInstanceOf[BloomJoinKeys]) =>
+      f.copy(condition = condition.transform { case BloomJoinKeys(keys) => keys })
+  }
+
+  def marker(subqueries: Seq[Expression]): Expression = subqueries.map(BloomJoinKeys(_): Expression).reduce(And)
+
+  /** What a scan learns from its key subqueries once they have run. */
+  final case class Runtime(predicate: Option[PointPredicate], keys: Long)
+
+  val NoKeys: Runtime = Runtime(None, 0)
+
+  /**
+   * The keys of evaluated subqueries (Spark planned each as a `DynamicPruningExpression`
+   * over an `InSubqueryExec`) as a predicate, per column. A subquery Spark chose not to run
+   * (a true literal), one with more than `maxKeys` keys, or one on something other than a
+   * column says nothing, and only ever keeps more data.
+   */
+  def evaluated(subqueries: Seq[Expression], maxKeys: Int): Runtime = {
+    val columns = subqueries.flatMap {
+      case DynamicPruningExpression(in: InSubqueryExec) =>
+        in.values().filter(_.length <= maxKeys).flatMap(values => PointPredicate.columnIn(in.child, values.toSeq))
+      case _ => None
+    }
+    of(columns)
+  }
+
+  /** A runtime predicate from per-column keys, counting the keys probed. */
+  def of(columns: Seq[PointPredicate.ColumnIn]): Runtime = columns match {
+    case Seq() => NoKeys
+    case Seq(single) => Runtime(Some(single), single.values.size)
+    case many => Runtime(Some(PointPredicate.All(many)), many.map(_.values.size.toLong).sum)
+  }
+}

@@ -1,0 +1,144 @@
+package sparkbloom.catalyst
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expression, KnownFloatingPointNormalized, NamedExpression}
+import org.apache.spark.sql.catalyst.optimizer.NormalizeNaNAndZero
+import org.apache.spark.sql.catalyst.planning.ExtractEquiJoinKeys
+import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftOuter, LeftSemi, RightOuter}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.trees.TreeNodeTag
+import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
+import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
+
+import sparkbloom.SparkBloomConf
+import sparkbloom.shims.SparkShims
+
+/**
+ * Runtime Bloom pruning for joins: when one side of an equi-join (or of the semi join an
+ * `IN`/`EXISTS` subquery becomes) is a Parquet scan sparkbloom plans, the other side's
+ * distinct keys are handed to that scan as Spark dynamic pruning subqueries, one per key
+ * column. Spark plans them as it plans dynamic partition pruning: from the broadcast the
+ * join builds anyway (reused, never computed again), with and without adaptive execution;
+ * without a broadcast to reuse, only when `spark.sql.optimizer.dynamicPartitionPruning.
+ * reuseBroadcastOnly` is off, as a subquery of its own (Spark's rule, the other side
+ * computed twice). The scan probes the keys on the driver before its tasks are scheduled.
+ *
+ * It is a planner strategy because by planning Spark has rewritten `IN`/`EXISTS` subqueries
+ * into semi joins and normalized floating-point keys, so the keys are the join's own. It
+ * plans the join exactly as Spark's strategies do, with the scan wrapped.
+ */
+private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) extends SparkStrategy {
+  import JoinKeysStrategy._
+
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
+    case join: Join if active => withKeys(join).map(planAsSpark).getOrElse(Nil)
+    case _ => Nil
+  }
+
+  private def active: Boolean = {
+    val conf = session.sessionState.conf
+    SparkBloomConf.enabled(conf) && SparkBloomConf.joinEnabled(conf) && conf.dynamicPartitionPruningEnabled
+  }
+
+  private def planAsSpark(join: LogicalPlan): Seq[SparkPlan] =
+    session.sessionState.planner.strategies.iterator
+      .filterNot(_.isInstanceOf[JoinKeysStrategy])
+      .map(_(join))
+      .find(_.nonEmpty)
+      .getOrElse(Nil)
+
+  /**
+   * The join with key subqueries on its pruned side. What was decided for a join is kept on
+   * it: adaptive execution plans the same join again after each stage, and its subqueries
+   * must keep their ids (Spark compiled them once, by id), so a join is never given new ones.
+   */
+  private def withKeys(join: Join): Option[Join] = {
+    val decision = join.getTagValue(DecisionTag).getOrElse {
+      val fresh = if (join.exists(_.isInstanceOf[LogicalQueryStage])) None else decide(join)
+      join.setTagValue(DecisionTag, fresh)
+      fresh
+    }
+    decision.flatMap(apply(join, _))
+  }
+
+  private def decide(join: Join): Option[Decision] = join match {
+    case ExtractEquiJoinKeys(joinType, leftKeys, rightKeys, _, _, left, right, _) =>
+      val sides =
+        (if (canPruneLeft(joinType)) Seq(true) else Nil) ++ (if (canPruneRight(joinType)) Seq(false) else Nil)
+      val candidates = sides.flatMap { pruneLeft =>
+        val (pruned, other) = if (pruneLeft) (left, right) else (right, left)
+        val (prunedKeys, otherKeys) = if (pruneLeft) (leftKeys, rightKeys) else (rightKeys, leftKeys)
+        val columns = prunedKeys.indices.filter(i => scanColumn(pruned, prunedKeys(i), otherKeys(i).dataType).isDefined)
+        // Keys that a bigger side would have to produce cost more than they save.
+        if (columns.isEmpty || other.stats.sizeInBytes >= pruned.stats.sizeInBytes) None
+        else Some(Decision(pruneLeft, columns, columns.map(_ => NamedExpression.newExprId)) -> pruned.stats.sizeInBytes)
+      }
+      if (candidates.isEmpty) None else Some(candidates.maxBy(_._2)._1)
+    case _ => None
+  }
+
+  private def apply(join: Join, decision: Decision): Option[Join] = join match {
+    case ExtractEquiJoinKeys(_, leftKeys, rightKeys, _, _, left, right, _) =>
+      val (pruned, other) = if (decision.pruneLeft) (left, right) else (right, left)
+      val (prunedKeys, otherKeys) = if (decision.pruneLeft) (leftKeys, rightKeys) else (rightKeys, leftKeys)
+      val onlyInBroadcast = session.sessionState.conf.dynamicPartitionPruningReuseBroadcastOnly
+      val subqueries = decision.keyIndices.zip(decision.exprIds).flatMap { case (i, exprId) =>
+        scanColumn(pruned, prunedKeys(i), otherKeys(i).dataType).map { case (scan, column) =>
+          scan -> SparkShims.dynamicPruningSubquery(column, other, otherKeys, i, onlyInBroadcast, exprId)
+        }
+      }
+      subqueries.headOption.map { case (scan, _) =>
+        val keys = JoinKeys.marker(subqueries.collect { case (s, subquery) if s eq scan => subquery })
+        val wrapped = pruned.transformUp { case node if node eq scan => Filter(keys, scan) }
+        if (decision.pruneLeft) join.copy(left = wrapped) else join.copy(right = wrapped)
+      }
+    case _ => None
+  }
+}
+
+private[sparkbloom] object JoinKeysStrategy {
+
+  /** Which side a join's keys prune, by which of its key columns, under which subquery ids. */
+  final case class Decision(pruneLeft: Boolean, keyIndices: Seq[Int], exprIds: Seq[ExprId])
+
+  val DecisionTag: TreeNodeTag[Option[Decision]] = TreeNodeTag[Option[Decision]]("sparkbloom.joinKeys")
+
+  // Only the side whose rows the join may drop can lose rows it does not find on the other.
+  def canPruneLeft(joinType: JoinType): Boolean = joinType match {
+    case Inner | LeftSemi | RightOuter => true
+    case _ => false
+  }
+
+  def canPruneRight(joinType: JoinType): Boolean = joinType match {
+    case Inner | LeftOuter => true
+    case _ => false
+  }
+
+  /**
+   * The scan under `side` (through projections and filters) and the column of it that
+   * `key` is, if `key` is a data column (not a partition column) of a Parquet scan
+   * sparkbloom plans, of the other key's type.
+   */
+  def scanColumn(side: LogicalPlan, key: Expression, otherType: org.apache.spark.sql.types.DataType)
+      : Option[(LogicalPlan, Expression)] = {
+    def resolve(plan: LogicalPlan, e: Expression): Option[(LogicalPlan, Expression)] = plan match {
+      case Project(list, child) =>
+        val aliases = list.collect { case a: Alias => a.exprId -> a.child }.toMap
+        resolve(child, e.transform { case a: Attribute if aliases.contains(a.exprId) => aliases(a.exprId) })
+      case Filter(_, child) => resolve(child, e)
+      case scan if BloomScanStrategy.plansScan(scan) && PointPredicate.isColumn(e) &&
+          e.references.subsetOf(scan.outputSet) && !e.references.exists(isPartitionColumn(scan, _)) =>
+        Some(scan -> e)
+      case _ => None
+    }
+    val column = key match {
+      case KnownFloatingPointNormalized(NormalizeNaNAndZero(child)) => child
+      case other => other
+    }
+    if (column.dataType != otherType) None else resolve(side, column)
+  }
+
+  // Partition values are not in the files' filters (Spark's dynamic partition pruning prunes those).
+  private def isPartitionColumn(scan: LogicalPlan, a: Attribute): Boolean =
+    BloomScanStrategy.partitionColumns(scan).exists(_.equalsIgnoreCase(a.name))
+}
