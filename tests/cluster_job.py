@@ -46,7 +46,17 @@ def main(root: str) -> None:
     findings["filters"] = sparkbloom.inspect(spark, path, ["k"]).where("has_filter").count()
     findings["chunks"] = sparkbloom.inspect(spark, path, ["k"]).count()
 
-    # 2. an executor killed during a write; the retried job's output must be complete
+    # 2. keys from a join's broadcast (built on an executor, shipped to the driver) prune
+    dim_path = f"{root}/dim"
+    spark.range(0, 20, 1, 1).select((F.col("id") * 7).alias("k"), F.lit("a").alias("segment")) \
+        .write.parquet(dim_path)
+    dim = spark.read.parquet(dim_path).where(F.col("segment") == "a")
+    joined = spark.read.parquet(path).join(F.broadcast(dim), "k")
+    findings["join_rows"] = joined.count()
+    findings["join_pruning"] = sparkbloom.last_pruning(spark)
+    findings["join_broadcast"] = "BroadcastHashJoin" in joined._jdf.queryExecution().executedPlan().toString()
+
+    # 3. an executor killed during a write; the retried job's output must be complete
     killed: dict[str, object] = {"ok": False}
 
     def kill_one_executor() -> None:

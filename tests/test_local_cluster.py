@@ -10,7 +10,7 @@ from pathlib import Path
 JOB = Path(__file__).resolve().parent / "cluster_job.py"
 
 
-def test_local_cluster_write_prune_and_executor_loss(tmp_path: Path) -> None:
+def test_local_cluster_write_prune_join_and_executor_loss(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, str(JOB), str(tmp_path)], capture_output=True, text=True, timeout=900)
     lines = [line for line in result.stdout.splitlines() if line.startswith("FINDINGS ")]
     assert result.returncode == 0 and lines, result.stdout[-3000:] + result.stderr[-5000:]
@@ -20,6 +20,10 @@ def test_local_cluster_write_prune_and_executor_loss(tmp_path: Path) -> None:
     assert found["absent"] == 0
     assert found["pruning_absent"]["files_skipped"] == found["pruning_absent"]["files_total"] == 8
     assert found["filters"] == found["chunks"] > 0
+    assert found["join_rows"] == 20 and found["join_broadcast"]
+    assert found["join_pruning"]["join_keys"] == 20
+    # the 20 keys (0 to 133) all lie in the first of 8 files (spark.range writes ranges)
+    assert found["join_pruning"]["files_skipped"] == 7
     assert found["killed"], "no executor was killed during the write"
     assert found["retried_rows"] == found["retried_distinct"] == 200_000
     assert found["retried_lookup"] == 1

@@ -72,9 +72,10 @@ final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFil
       .createReaderFactory().asInstanceOf[FilePartitionReaderFactory])
 
   override def getMetaData(): Map[String, String] = {
-    try index.listFiles(partitionFilters, dataFilters)
-    catch { case NonFatal(_) => Nil } // the query itself will report a listing failure
-    super.getMetaData() + ("BloomPruning" -> PruningMetrics.describe(index.pruner.lastStats))
+    val decided =
+      try Some(index.pruner.describe(partitionFilters, dataFilters)(index.delegate.listFiles(partitionFilters, dataFilters)))
+      catch { case NonFatal(_) => None } // the query itself will report a listing failure
+    super.getMetaData() + ("BloomPruning" -> PruningMetrics.describe(decided))
   }
 
   /** What the scan's last listing decided. */

@@ -80,12 +80,13 @@ final case class BloomPruningExec(child: SparkPlan, joinKeys: Seq[Expression] = 
    * after EXPLAIN-time strings are built. The scan's listing then reuses this one.
    */
   private def pruning: String = {
-    for (s <- scan; index <- index) {
+    val decided = for (s <- scan; index <- index) yield {
       val staticPartitionFilters = s.partitionFilters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
-      try index.listFiles(staticPartitionFilters, s.dataFilters)
-      catch { case NonFatal(_) => () } // the query itself will report a listing failure
+      try Some(index.pruner.describe(staticPartitionFilters, s.dataFilters)(
+        index.delegate.listFiles(staticPartitionFilters, s.dataFilters)))
+      catch { case NonFatal(_) => None } // the query itself will report a listing failure
     }
-    PruningMetrics.describe(stats)
+    PruningMetrics.describe(decided.flatten)
   }
 
   /** The join keys as EXPLAIN shows them: the columns they prune and their subqueries. */

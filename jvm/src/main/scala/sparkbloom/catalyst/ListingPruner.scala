@@ -45,9 +45,23 @@ final class ListingPruner(session: SparkSession, options: Map[String, String], s
 
   /** The pruned listing for these filters; `listAll` lists the files partition pruning kept. */
   def prune(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
-      listAll: => Seq[PartitionDirectory]): Seq[PartitionDirectory] = synchronized {
+      listAll: => Seq[PartitionDirectory]): Seq[PartitionDirectory] = {
+    val listed = decide(partitionFilters, dataFilters)(listAll)
+    PruningStats.recordLast(session, listed.stats)
+    listed.listing
+  }
+
+  /**
+   * What the listing for these filters decides, without making it the session's last
+   * pruning: EXPLAIN and the UI render plans at any time, and a scan shown is not a scan run.
+   */
+  def describe(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
+      listAll: => Seq[PartitionDirectory]): PruningStats = decide(partitionFilters, dataFilters)(listAll).stats
+
+  private def decide(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
+      listAll: => Seq[PartitionDirectory]): Listed = synchronized {
     val keys = joinKeys
-    val listed = last match {
+    last match {
       case Some(l) if l.partitionFilters == partitionFilters && l.dataFilters == dataFilters && l.joinKeys == keys => l
       case _ =>
         val (listing, stats) = judge(listAll, dataFilters, keys)
@@ -55,8 +69,6 @@ final class ListingPruner(session: SparkSession, options: Map[String, String], s
         last = Some(listed)
         listed
     }
-    PruningStats.recordLast(session, listed.stats)
-    listed.listing
   }
 
   private def judge(

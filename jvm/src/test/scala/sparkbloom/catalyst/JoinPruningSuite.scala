@@ -3,13 +3,10 @@ package sparkbloom.catalyst
 import java.nio.file.Files
 
 import org.apache.spark.sql.DataFrame
-import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
-import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.functions._
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.SparkSessionSuite
+import sparkbloom.{ScanPruning, SparkSessionSuite}
 import sparkbloom.read.PruningStats
 
 /**
@@ -17,7 +14,7 @@ import sparkbloom.read.PruningStats
  * side's files and row groups at run time. Every query is also run with sparkbloom off and
  * Parquet pushdown off, and must return the same rows.
  */
-class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite with AdaptiveSparkPlanHelper {
+class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
 
   override protected def sessionConf: Map[String, String] = Map("spark.sql.shuffle.partitions" -> "4")
 
@@ -52,18 +49,6 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite with AdaptiveS
     spark.read.parquet(dim).createOrReplaceTempView("dim")
   }
 
-  /** Pruning of every scan sparkbloom planned in the executed plan (adaptive stages too). */
-  private def pruning(df: DataFrame): Seq[PruningStats] = {
-    def all(plan: SparkPlan): Seq[PruningStats] = collectWithSubqueries(plan) {
-      case p: BloomPruningExec => p.stats.toSeq
-      case b: BatchScanExec => b.scan match {
-        case s: BloomParquetScan => s.stats.toSeq
-        case _ => Nil
-      }
-    }.flatten
-    all(df.queryExecution.executedPlan)
-  }
-
   private def rows(df: DataFrame): Seq[String] = df.collect().map(_.toString).sorted.toSeq
 
   /** Runs `query` with sparkbloom and without (no pushdown either); returns the pruning. */
@@ -77,7 +62,7 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite with AdaptiveS
     val got = rows(df)
     assert(got == expected, s"$query: ${got.size} rows with sparkbloom, ${expected.size} without")
     assert(got.nonEmpty || query.contains("absent"), s"$query returned nothing")
-    pruning(df)
+    ScanPruning.of(df)
   }
 
   private val layouts = Seq(

@@ -158,10 +158,12 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
   /** The oracle: the written rows in memory, never read from Parquet. */
   private lazy val oracle: DataFrame = spark.createDataFrame(written.asJava, schema)
 
-  private def literalFor(name: String, t: DataType, present: Boolean): Column = {
-    if (name == keyColumn) return lit(if (present) keys(rnd.nextInt(keys.size)) else rnd.nextLong())
-    val value: Any =
-      if (present || rnd.nextInt(4) == 0) pools(name)(rnd.nextInt(pools(name).size))
+  private def literalFor(name: String, t: DataType, present: Boolean): Column = lit(valueFor(name, t, present)).cast(t)
+
+  /** A value of a column: from its pool (present, or now and then when absent is asked), else random. */
+  private def valueFor(name: String, t: DataType, present: Boolean): Any =
+    if (name == keyColumn) (if (present) keys(rnd.nextInt(keys.size)) else rnd.nextLong())
+    else if (present || rnd.nextInt(4) == 0) pools(name)(rnd.nextInt(pools(name).size))
       else t match {
         case ByteType => (rnd.nextInt(200) - 100).toByte
         case ShortType => rnd.nextInt(30000).toShort
@@ -176,8 +178,6 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
         case TimestampType => new Timestamp(rnd.nextLong() % 100000000000000L)
         case TimestampNTZType => LocalDateTime.of(1990 + rnd.nextInt(30), 1, 1, 0, 0, rnd.nextInt(60))
       }
-    lit(value).cast(t)
-  }
 
   private def leaf(): Column = {
     val (name, t) = rnd.nextInt(12) match {
@@ -280,6 +280,84 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
       "groups ruled out")
     assert(pruned >= queries / 4, "the differential test must exercise pruning")
     assert(nonEmpty > queries / 10, "the differential test must include queries that match rows")
+  }
+
+  /** A written row's value of a fact column (`s.k` is the string under struct `s`). */
+  private def valueOf(row: Row, name: String): Any =
+    if (name == "s.k") Option(row.getStruct(schema.fieldIndex("s"))).map(_.get(0)).orNull
+    else row.get(schema.fieldIndex(name))
+
+  private val joinLayouts = Seq(
+    "broadcast, adaptive" -> Seq("spark.sql.adaptive.enabled" -> "true"),
+    "broadcast, not adaptive" -> Seq("spark.sql.adaptive.enabled" -> "false"),
+    "sort-merge, adaptive" -> Seq("spark.sql.adaptive.enabled" -> "true", "spark.sql.autoBroadcastJoinThreshold" -> "-1",
+      "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false"),
+    "sort-merge, not adaptive" -> Seq("spark.sql.adaptive.enabled" -> "false",
+      "spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false"))
+
+  /**
+   * A join of `fact` with a small table of keys: some taken from written rows (present), some
+   * drawn at random (mostly absent), a null now and then, on one or two key columns; as an
+   * inner, semi, outer join or an `IN` subquery.
+   */
+  private def joinQuery(fact: DataFrame, keyColumns: Seq[(String, DataType)], dimRows: Seq[Row], shape: Int): DataFrame = {
+    val dimSchema = StructType(StructField("d_id", LongType) +: keyColumns.indices.map(i => StructField(s"v$i", keyColumns(i)._2)))
+    val dim = spark.createDataFrame(dimRows.asJava, dimSchema).as("d")
+    val f = fact.as("f")
+    val condition = keyColumns.indices.map(i => col(s"f.${keyColumns(i)._1}") === col(s"d.v$i")).reduce(_ && _)
+    shape match {
+      case 0 => f.join(dim, condition).select(col("f.id"), col("d.d_id"))
+      case 1 => f.join(dim, condition, "left_semi").select(col("f.id"))
+      case 2 => f.join(dim, condition, "right_outer").select(col("f.id"), col("d.d_id"))
+      case 3 => dim.join(f, condition, "left_outer").select(col("d.d_id"), col("f.id"))
+      case _ =>
+        f.createOrReplaceTempView("join_fact")
+        dim.createOrReplaceTempView("join_dim")
+        spark.sql(s"SELECT id FROM join_fact WHERE ${keyColumns.head._1} IN (SELECT v0 FROM join_dim)")
+    }
+  }
+
+  private def sortedRows(df: DataFrame): Seq[String] = df.collect().map(_.toString).sorted.toSeq
+
+  test(s"randomized joins and IN subqueries return exactly the in-memory oracle's rows (seed $seed)") {
+    val cases = sys.env.getOrElse("SPARKBLOOM_DIFF_JOINS", (defaultQueries / 8).toString).toInt
+    // Pool columns repeat their few values in every row group, so only the unique key column
+    // leaves row groups to skip: it is drawn half of the time.
+    val candidates = columns ++ Seq("s.k" -> StringType) ++ Seq.fill(columns.size + 1)(keyColumn -> LongType)
+    var probed = 0
+    var pruned = 0
+    var nonEmpty = 0
+    for (i <- 1 to cases) {
+      val keyColumns = candidates(rnd.nextInt(candidates.size)) +:
+        (if (rnd.nextInt(4) == 0) Seq(candidates(rnd.nextInt(candidates.size))) else Nil)
+      val dimRows = (0 until rnd.nextInt(25)).map { d =>
+        val source = written(rnd.nextInt(written.size))
+        val values = keyColumns.map { case (name, t) =>
+          if (rnd.nextInt(12) == 0) null
+          else if (rnd.nextInt(3) > 0) valueOf(source, name)
+          else valueFor(if (name == "s.k") "c_string" else name, t, present = false)
+        }
+        Row.fromSeq(d.toLong +: values)
+      }
+      val shape = if (keyColumns.size > 1) rnd.nextInt(4) else rnd.nextInt(5)
+      val (layout, conf) = joinLayouts(rnd.nextInt(joinLayouts.size))
+      conf.foreach { case (k, v) => spark.conf.set(k, v) }
+      try {
+        val want = sortedRows(joinQuery(oracle, keyColumns, dimRows, shape))
+        val joined = joinQuery(spark.read.parquet(table), keyColumns, dimRows, shape)
+        val got = sortedRows(joined)
+        val keyed = sparkbloom.ScanPruning.of(joined).filter(_.joinKeys > 0)
+        if (keyed.nonEmpty) probed += 1
+        if (keyed.exists(s => s.filesSkipped + s.rowGroupsSkipped > 0)) pruned += 1
+        assert(got == want, s"${getClass.getSimpleName}, seed $seed, join case $i ($layout, shape $shape, keys " +
+          s"${keyColumns.map(_._1)}, ${dimRows.size} key rows): ${got.size} rows with sparkbloom, the oracle " +
+          s"${want.size}; missing ${want.diff(got).take(5)}, extra ${got.diff(want).take(5)}")
+        if (want.nonEmpty) nonEmpty += 1
+      } finally conf.foreach { case (k, _) => spark.conf.unset(k) }
+    }
+    info(s"$cases join cases, $nonEmpty with rows, $probed probed join keys, $pruned pruned")
+    assert(nonEmpty > cases / 4, "the join cases must include joins that match rows")
+    assert(pruned > cases / 5, "the join cases must exercise pruning by join keys")
   }
 
   test("type-widened and newly added columns are judged by what each file holds") {

@@ -1,0 +1,23 @@
+package sparkbloom
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
+
+import sparkbloom.catalyst.{BloomParquetScan, BloomPruningExec}
+import sparkbloom.read.PruningStats
+
+/** What each scan sparkbloom planned decided, read from an executed plan (adaptive stages and subqueries too). */
+object ScanPruning extends AdaptiveSparkPlanHelper {
+
+  def of(df: DataFrame): Seq[PruningStats] = of(df.queryExecution.executedPlan)
+
+  def of(plan: SparkPlan): Seq[PruningStats] = collectWithSubqueries(plan) {
+    case p: BloomPruningExec => p.stats.toSeq
+    case b: BatchScanExec => b.scan match {
+      case s: BloomParquetScan => s.stats.toSeq
+      case _ => Nil
+    }
+  }.flatten
+}
