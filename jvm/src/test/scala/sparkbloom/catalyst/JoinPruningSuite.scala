@@ -52,7 +52,9 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
   private def rows(df: DataFrame): Seq[String] = df.collect().map(_.toString).sorted.toSeq
 
   /** Runs `query` with sparkbloom and without (no pushdown either); returns the pruning. */
-  private def checked(query: String): Seq[PruningStats] = {
+  private def checked(query: String): Seq[PruningStats] = checkedWith(query, "fact")
+
+  private def checkedWith(query: String, table: String): Seq[PruningStats] = {
     views()
     val expected = withConf("spark.sparkbloom.enabled" -> "false", "spark.sql.parquet.filterPushdown" -> "false") {
       views(); rows(spark.sql(query))
@@ -112,6 +114,89 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
           assert(s.filesTotal - s.filesSkipped <= 20, s)
         }
       }
+    }
+  }
+
+  private val twentyKeys = "SELECT f.* FROM fact f JOIN dim d ON f.user_id = d.user_id WHERE d.segment = 'a'"
+
+  private def keyedScans(query: String): Seq[PruningStats] = checked(query).filter(_.joinKeys > 0)
+
+  test("the other side is computed once: its broadcast is reused, with and without adaptive execution") {
+    for (adaptive <- Seq("true", "false")) withConf("spark.sql.adaptive.enabled" -> adaptive) {
+      val rowsSeen = spark.sparkContext.longAccumulator
+      spark.udf.register("seen", (_: Long) => { rowsSeen.add(1); true })
+      views()
+      spark.range(0, 20, 1, 1).selectExpr("id * 37 + 11 AS user_id", "id").where("seen(id)").createOrReplaceTempView("keys")
+      val df = spark.sql("SELECT f.* FROM fact f JOIN keys k ON f.user_id = k.user_id")
+      assert(df.collect().length == 20)
+      assert(ScanPruning.of(df).exists(_.joinKeys == 20))
+      assert(rowsSeen.value == 20, s"adaptive $adaptive: the other side's 20 rows were computed ${rowsSeen.value / 20.0} times")
+    }
+  }
+
+  test("EXPLAIN shows the join keys on the pruned scan; SQL metrics count them") {
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      views()
+      val df = spark.sql(twentyKeys)
+      val before = df.queryExecution.explainString(org.apache.spark.sql.execution.ExplainMode.fromString("simple"))
+      assert(before.contains("BloomPruning") && before.contains("join keys: dynamicpruningexpression(user_id"), before)
+      df.collect()
+      val node = df.queryExecution.executedPlan.collectFirst { case p: BloomPruningExec if p.joinKeys.nonEmpty => p }.get
+      assert(node.metrics("bloomJoinKeys").value == 20)
+      assert(node.metrics("bloomFilesSkipped").value > 0)
+      assert(node.simpleString(100).contains("join keys 20"), node.simpleString(100))
+    }
+  }
+
+  test("toggles: join pruning off, or more keys than join.maxKeys, probe nothing and return the same rows") {
+    withConf("spark.sparkbloom.join.enabled" -> "false") {
+      assert(keyedScans(twentyKeys).isEmpty)
+    }
+    withConf("spark.sparkbloom.join.maxKeys" -> "19") {
+      assert(keyedScans(twentyKeys).isEmpty)
+    }
+    withConf("spark.sparkbloom.join.maxKeys" -> "20") {
+      assert(keyedScans(twentyKeys).map(_.joinKeys) == Seq(20))
+    }
+    withConf("spark.sql.optimizer.dynamicPartitionPruning.enabled" -> "false") {
+      assert(keyedScans(twentyKeys).isEmpty)
+    }
+  }
+
+  test("no key on the other side: an inner join reads no file of the Parquet side") {
+    val s = keyedScans("SELECT f.* FROM fact f JOIN dim d ON f.user_id = d.user_id WHERE d.segment = 'absent'")
+    // Spark may plan the empty side away entirely; if it does not, sparkbloom skips every file
+    assert(s.forall(x => x.filesSkipped == x.filesTotal), s)
+  }
+
+  test("keys are the other side's values of the Parquet column's type; a cast Parquet column is not probed") {
+    // the other side's expression is evaluated there: its values are plain bigints
+    assert(keyedScans("SELECT f.* FROM fact f JOIN dim d ON f.user_id = cast(d.user_id AS int) WHERE d.segment = 'a'")
+      .map(_.joinKeys) == Seq(20))
+    assert(keyedScans("SELECT f.* FROM fact f JOIN dim d ON cast(f.user_id AS string) = substr(d.email, 3) " +
+      "WHERE d.segment = 'a'").isEmpty)
+  }
+
+  test("files without filters are read; partitioned and catalog tables are pruned after partition pruning") {
+    val root = Files.createTempDirectory("sparkbloom-join-part").toString
+    // half the files with filters, half without; partitioned by bucket
+    spark.read.parquet(fact).where("user_id % 2 = 0").write.partitionBy("bucket")
+      .option("bloom_filter_columns", "user_id").option("parquet.block.size", 16 * 1024).parquet(root + "/p")
+    spark.read.parquet(fact).where("user_id % 2 = 1").write.mode("append").partitionBy("bucket").parquet(root + "/p")
+    spark.read.parquet(root + "/p").createOrReplaceTempView("parted")
+    spark.sql("DROP TABLE IF EXISTS fact_table")
+    spark.read.parquet(fact).write.option("bloom_filter_columns", "user_id").option("parquet.block.size", 16 * 1024)
+      .saveAsTable("fact_table")
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      val parted = checkedWith("SELECT p.* FROM parted p JOIN dim d ON p.user_id = d.user_id " +
+        "WHERE d.segment = 'a' AND p.bucket IN (1, 2)", "parted").filter(_.joinKeys > 0)
+      assert(parted.size == 1, parted)
+      // partition pruning first: only buckets 1 and 2 are judged
+      val all = spark.read.parquet(root + "/p").inputFiles.length
+      assert(parted.head.filesTotal < all * 0.5, s"${parted.head} of $all files")
+      assert(parted.head.rowGroupsSkipped > 0, parted.head)
+      val table = checkedWith(twentyKeys.replace("fact f", "fact_table f"), "fact_table").filter(_.joinKeys > 0)
+      assert(table.size == 1 && table.head.rowGroupsSkipped > 0, table)
     }
   }
 }
