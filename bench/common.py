@@ -133,14 +133,20 @@ def measure_once(spark: SparkSession, run: Callable[[], DataFrame]) -> Measured:
 
 def scan_files_read(df: DataFrame) -> int:
     """The scans' ``number of files read`` metric of an executed DataFrame."""
+    return plan_metric(df, "numFiles")
+
+
+def plan_metric(df: DataFrame, metric: str) -> int:
+    """A SQL metric summed over the nodes of an executed DataFrame's plan (adaptive stages,
+    subqueries excluded)."""
     plan = df._jdf.queryExecution().executedPlan()
     total = 0
     nodes = [plan]
     while nodes:
         node = nodes.pop()
         metrics = node.metrics()
-        if metrics.contains("numFiles"):
-            total += int(metrics.apply("numFiles").value())
+        if metrics.contains(metric):
+            total += int(metrics.apply(metric).value())
         children = node.children()
         nodes.extend(children.apply(i) for i in range(children.size()))
         name = node.getClass().getSimpleName()

@@ -1,0 +1,129 @@
+"""Join benchmark: keys that come from another table (a join, an ``IN`` subquery) over the
+lookup benchmark's fact table, in one run: (a) vanilla Spark with its defaults (its runtime
+Bloom join filter included) on files without filters, (c) Spark on files with parquet-java's
+best filters, (e) sparkbloom. Layouts are interleaved within every repetition.
+
+    .venv/bin/python bench/join.py --rows 20000000 --files 200
+
+Writes bench/results/join.json (or ``--output``) and prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+from pathlib import Path
+
+from pyspark.sql import DataFrame, SparkSession, functions as F
+
+from common import bench_session, block_size, layouts, lookup_table, lookup_table_arguments, measure_once, plan_metric
+
+HERE = Path(__file__).resolve().parent
+SPARKBLOOM = "e_sparkbloom"
+LAYOUTS = ("a_none", "c_pj_ndv", SPARKBLOOM)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    lookup_table_arguments(parser, str(HERE / "results" / "tmp" / "join"), shapes=False)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--big-keys", type=int, default=1_000_000)
+    parser.add_argument("--output", default=str(HERE / "results" / "join.json"))
+    args = parser.parse_args()
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    spark = bench_session("sparkbloom-bench-join")
+    work = Path(args.work)
+    shutil.rmtree(work, ignore_errors=True)
+    data = lookup_table(spark, args.rows, args.files)
+    rows_per_group = max(1, args.rows // args.files // args.row_groups_per_file)
+    for name, options in layouts({"uuid": rows_per_group, "user_id": rows_per_group}).items():
+        if name in LAYOUTS:
+            data.write.options(**options).option("parquet.block.size", block_size(rows_per_group)) \
+                .parquet(str(work / name))
+    # The dimension: 1,000 keys of the fact table, 20 of them in segment 's20'; the no-help
+    # side: --big-keys keys of the fact table. Neither has filters (they are the small sides).
+    fact = spark.read.parquet(str(work / "a_none"))
+    # keys drawn from all over the table, in random order (not the first files' keys)
+    fact.select("uuid").sample(fraction=min(1.0, 1.2 * args.big_keys / args.rows), seed=7) \
+        .orderBy(F.rand(7)).limit(args.big_keys).coalesce(4).write.parquet(str(work / "big_side"))
+    spark.read.parquet(str(work / "big_side")).limit(1000).coalesce(1) \
+        .withColumn("segment", F.when(F.monotonically_increasing_id() % 50 == 0, "s20").otherwise("rest")) \
+        .write.parquet(str(work / "dim"))
+    spark.read.parquet(str(work / "dim")).createOrReplaceTempView("dim")
+    spark.read.parquet(str(work / "big_side")).createOrReplaceTempView("big_side")
+
+    queries = {
+        "join, 20 keys": "SELECT f.* FROM fact f JOIN dim d ON f.uuid = d.uuid WHERE d.segment = 's20'",
+        "IN (SELECT) 20 keys": "SELECT * FROM fact WHERE uuid IN (SELECT uuid FROM dim WHERE segment = 's20')",
+        "join, 1,000 keys": "SELECT f.* FROM fact f JOIN dim d ON f.uuid = d.uuid",
+        f"join, {args.big_keys:,} keys (no help)":
+            "SELECT count(*), sum(f.amount) FROM fact f JOIN big_side b ON f.uuid = b.uuid",
+    }
+    results = run_interleaved(spark, work, queries, args.repeats)
+    output = {"rows": args.rows, "files": args.files, "row_groups_per_file": args.row_groups_per_file,
+              "big_keys": args.big_keys, "repeats": args.repeats, "results": results}
+    out.write_text(json.dumps(output, indent=2))
+    print_table(results, args.files * args.row_groups_per_file)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def run_interleaved(spark: SparkSession, work: Path, queries: dict[str, str],
+                    repeats: int) -> dict[str, dict[str, dict[str, float]]]:
+    times: dict[tuple[str, str], list[float]] = {}
+    last: dict[tuple[str, str], dict[str, float]] = {}
+    # Round 0 is the warm-up (JIT, caches of footers and filters); it is not counted.
+    for round_ in range(repeats + 1):
+        for query_name, sql in queries.items():
+            for name in LAYOUTS:
+                # sparkbloom only acts on its own layout; the others are vanilla Spark
+                spark.conf.set("spark.sparkbloom.enabled", str(name == SPARKBLOOM).lower())
+                spark.read.parquet(str(work / name)).createOrReplaceTempView("fact")
+                holder: dict[str, DataFrame] = {}
+
+                def run(sql: str = sql) -> DataFrame:
+                    holder["df"] = spark.sql(sql)
+                    return holder["df"]
+
+                m = measure_once(spark, run)
+                if round_ == 0:
+                    continue
+                times.setdefault((name, query_name), []).append(m.seconds)
+                df = holder["df"]
+                last[(name, query_name)] = {
+                    "tasks": m.tasks, "files_read": m.files_read, "bytes_read": m.bytes_read,
+                    "rows": len(m.result),
+                    "row_groups_total": plan_metric(df, "bloomRowGroupsTotal"),
+                    "row_groups_skipped": plan_metric(df, "bloomRowGroupsSkipped"),
+                    "join_keys": plan_metric(df, "bloomJoinKeys"),
+                    "probe_time_ms": plan_metric(df, "bloomProbeTimeMs"),
+                }
+        print(f"round {round_} done", flush=True)
+    spark.conf.unset("spark.sparkbloom.enabled")
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    for (name, query), seconds in times.items():
+        results.setdefault(name, {})[query] = {"seconds": statistics.median(seconds), **last[(name, query)]}
+    return results
+
+
+def print_table(results: dict[str, dict[str, dict[str, float]]], row_groups: int) -> None:
+    print("\nseconds / data files read")
+    print("| query | " + " | ".join(LAYOUTS) + " | (a)/(e) | (c)/(e) | (e) row groups read | keys probed, probe ms |")
+    print("|---" * (len(LAYOUTS) + 5) + "|")
+    for q in results[SPARKBLOOM]:
+        cells = [f"{results[n][q]['seconds']:.3f} / {int(results[n][q]['files_read'])}" for n in LAYOUTS]
+        e = results[SPARKBLOOM][q]
+        total = e["row_groups_total"] or row_groups  # 0: sparkbloom judged nothing, all are read
+        read = total - e["row_groups_skipped"]
+        print(f"| {q} | " + " | ".join(cells) +
+              f" | {results['a_none'][q]['seconds'] / e['seconds']:.1f}x"
+              f" | {results['c_pj_ndv'][q]['seconds'] / e['seconds']:.1f}x"
+              f" | {int(read)} of {int(total)} ({100.0 * read / total:.1f}%)"
+              f" | {int(e['join_keys'])}, {int(e['probe_time_ms'])} |")
+
+
+if __name__ == "__main__":
+    main()
