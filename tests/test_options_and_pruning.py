@@ -101,3 +101,34 @@ def test_explain_shows_pruning_for_v1_and_v2_scans(spark: SparkSession, tmp_path
         assert stats["files_total"] == 4 and stats["files_skipped"] >= 2, stats
     finally:
         spark.conf.unset("spark.sql.sources.useV1SourceList")
+
+
+def test_join_keys_prune_and_show_in_explain_and_last_pruning(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "orders")
+    (
+        spark.range(0, 20_000, 1, 8)
+        .select(F.col("id").alias("user_id"), F.concat(F.lit("o"), F.col("id")).alias("order_id"))
+        .orderBy(F.rand(9))
+        .repartition(8)
+        .write.options(**sparkbloom.write_options(["user_id"]))
+        .parquet(path)
+    )
+    spark.read.parquet(path).createOrReplaceTempView("orders")
+    spark.createDataFrame([(k * 101, "vip" if k < 3 else "other") for k in range(50)], "user_id long, tier string") \
+        .createOrReplaceTempView("users")
+    query = "SELECT order_id FROM orders WHERE user_id IN (SELECT user_id FROM users WHERE tier = 'vip')"
+
+    plan = spark.sql("EXPLAIN " + query).first()[0]
+    assert "join keys: dynamicpruningexpression(user_id" in plan, plan
+    got = sorted(r["order_id"] for r in spark.sql(query).collect())
+    stats = sparkbloom.last_pruning(spark)
+    assert stats["join_keys"] == 3, stats
+    assert stats["files_skipped"] >= 8 - 3, stats
+
+    spark.conf.set("spark.sparkbloom.enabled", "false")
+    spark.conf.set("spark.sql.parquet.filterPushdown", "false")
+    try:
+        assert got == sorted(r["order_id"] for r in spark.sql(query).collect()) == ["o0", "o101", "o202"]
+    finally:
+        spark.conf.unset("spark.sparkbloom.enabled")
+        spark.conf.unset("spark.sql.parquet.filterPushdown")

@@ -62,7 +62,11 @@ final case class BloomPruningExec(child: SparkPlan, joinKeys: Seq[Expression] = 
     batches
   }
 
-  /** Spark has run this node's subqueries (`executeQuery` waits for them) by now. */
+  /**
+   * Spark has run this node's subqueries (`executeQuery` waits for them) by now. The scan
+   * lists once per plan, and so do the subqueries (their results are kept with the plan,
+   * as the broadcast they read is): a plan executed again brings the same keys.
+   */
   private def useJoinKeys(): Unit = if (joinKeys.nonEmpty) {
     index.foreach(_.pruner.useJoinKeys(JoinKeys.evaluated(joinKeys, SparkBloomConf.joinMaxKeys(conf))))
   }

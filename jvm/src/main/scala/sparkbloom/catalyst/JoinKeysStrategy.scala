@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expr
 import org.apache.spark.sql.catalyst.optimizer.NormalizeNaNAndZero
 import org.apache.spark.sql.catalyst.planning.ExtractEquiJoinKeys
 import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftOuter, LeftSemi, RightOuter}
-import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, GlobalLimit, Join, LocalLimit, LogicalPlan, Project, Sample}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
@@ -81,7 +81,10 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
     case ExtractEquiJoinKeys(_, leftKeys, rightKeys, _, _, left, right, _) =>
       val (pruned, other) = if (decision.pruneLeft) (left, right) else (right, left)
       val (prunedKeys, otherKeys) = if (decision.pruneLeft) (leftKeys, rightKeys) else (rightKeys, leftKeys)
-      val onlyInBroadcast = session.sessionState.conf.dynamicPartitionPruningReuseBroadcastOnly
+      // From a subquery of its own, the other side is computed again: only if that gives the
+      // same keys. A reused broadcast is the join's own keys whatever the other side is.
+      val onlyInBroadcast = session.sessionState.conf.dynamicPartitionPruningReuseBroadcastOnly ||
+        !recomputesTheSame(other)
       val subqueries = decision.keyIndices.zip(decision.exprIds).flatMap { case (i, exprId) =>
         scanColumn(pruned, prunedKeys(i), otherKeys(i).dataType).map { case (scan, column) =>
           scan -> SparkShims.dynamicPruningSubquery(column, other, otherKeys, i, onlyInBroadcast, exprId)
@@ -103,7 +106,14 @@ private[sparkbloom] object JoinKeysStrategy {
 
   val DecisionTag: TreeNodeTag[Option[Decision]] = TreeNodeTag[Option[Decision]]("sparkbloom.joinKeys")
 
-  // Only the side whose rows the join may drop can lose rows it does not find on the other.
+  /** Whether computing `plan` again gives the same rows (no nondeterminism, no LIMIT or sample). */
+  def recomputesTheSame(plan: LogicalPlan): Boolean =
+    plan.deterministic && !plan.exists {
+      case _: LocalLimit | _: GlobalLimit | _: Sample => true
+      case _ => false
+    }
+
+  // Only a side whose rows the join drops when the other side lacks their key can lose them early.
   def canPruneLeft(joinType: JoinType): Boolean = joinType match {
     case Inner | LeftSemi | RightOuter => true
     case _ => false

@@ -199,4 +199,13 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
       assert(table.size == 1 && table.head.rowGroupsSkipped > 0, table)
     }
   }
+
+  test("a LIMIT on the other side: keys only from the join's own broadcast, never recomputed") {
+    val limited = "SELECT f.* FROM fact f WHERE f.user_id IN (SELECT user_id FROM dim WHERE segment = 'b' LIMIT 20)"
+    withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1",
+        "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false") {
+      assert(keyedScans(limited).isEmpty) // a second LIMIT 20 may pick other rows
+    }
+    assert(keyedScans(limited).map(_.joinKeys) == Seq(20))
+  }
 }
