@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import statistics
+import shutil
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from pyspark import StorageLevel
@@ -23,6 +24,23 @@ def lookup_table_arguments(parser: argparse.ArgumentParser, work: str, shapes: b
         parser.add_argument("--large-files", type=int, default=16)
         parser.add_argument("--shapes", default="small,large")
     parser.add_argument("--work", default=work)
+
+
+def repeats_and_output(parser: argparse.ArgumentParser, name: str) -> None:
+    """``--repeats`` and ``--output`` (bench/results/<name>.json): another run (another Spark
+    line, a reduced size) names its own output, so the published results stay."""
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--output", default=str(Path(__file__).resolve().parent / "results" / f"{name}.json"))
+
+
+def fresh_run(args: argparse.Namespace, app: str) -> tuple[SparkSession, Path, Path]:
+    """The benchmark's session, an empty work directory and the output path (its directory made)."""
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    spark = bench_session(app)
+    work = Path(args.work)
+    shutil.rmtree(work, ignore_errors=True)
+    return spark, work, out
 
 
 def bench_session(app: str) -> SparkSession:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession, functions as F
 
-from common import bench_session, block_size, layouts, lookup_table, lookup_table_arguments, measure_once, plan_metric
+from common import (block_size, fresh_run, layouts, lookup_table, lookup_table_arguments, measure_once, plan_metric,
+                    repeats_and_output)
 
 HERE = Path(__file__).resolve().parent
 SPARKBLOOM = "e_sparkbloom"
@@ -28,16 +29,10 @@ LAYOUTS = ("a_none", "c_pj_ndv", SPARKBLOOM)
 def main() -> None:
     parser = argparse.ArgumentParser()
     lookup_table_arguments(parser, str(HERE / "results" / "tmp" / "join"), shapes=False)
-    parser.add_argument("--repeats", type=int, default=5)
+    repeats_and_output(parser, "join")
     parser.add_argument("--big-keys", type=int, default=1_000_000)
-    parser.add_argument("--output", default=str(HERE / "results" / "join.json"))
     args = parser.parse_args()
-    out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-
-    spark = bench_session("sparkbloom-bench-join")
-    work = Path(args.work)
-    shutil.rmtree(work, ignore_errors=True)
+    spark, work, out = fresh_run(args, "sparkbloom-bench-join")
     data = lookup_table(spark, args.rows, args.files)
     rows_per_group = max(1, args.rows // args.files // args.row_groups_per_file)
     for name, options in layouts({"uuid": rows_per_group, "user_id": rows_per_group}).items():

@@ -22,7 +22,8 @@ from typing import Callable
 from pyspark.sql import DataFrame, SparkSession, functions as F
 
 import sparkbloom
-from common import bench_session, lookup_table_arguments, block_size, layouts, lookup_table, measure_once
+from common import (block_size, fresh_run, layouts, lookup_table, lookup_table_arguments, measure_once,
+                    repeats_and_output)
 
 HERE = Path(__file__).resolve().parent
 ABSENT_UUID = "7f3a9c2e-1b4d-4e8f-9a6b-0c5d2e7f1a3b"
@@ -33,16 +34,9 @@ SPARKBLOOM_OFF = "f_sparkbloom_files_extension_off"
 def main() -> None:
     parser = argparse.ArgumentParser()
     lookup_table_arguments(parser, str(HERE / "results" / "tmp" / "lookup"))
-    parser.add_argument("--repeats", type=int, default=5)
-    # another run (another Spark line, a reduced size) must not overwrite the published results
-    parser.add_argument("--output", default=str(HERE / "results" / "lookup.json"))
+    repeats_and_output(parser, "lookup")
     args = parser.parse_args()
-    out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-
-    spark = bench_session("sparkbloom-bench-lookup")
-    work = Path(args.work)
-    shutil.rmtree(work, ignore_errors=True)
+    spark, work, out = fresh_run(args, "sparkbloom-bench-lookup")
     data = lookup_table(spark, args.rows, args.files)
     keys = lookup_keys(data)
 

@@ -11,7 +11,7 @@ import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
 
 import sparkbloom.SparkBloomConf
-import sparkbloom.shims.SparkShims
+import sparkbloom.shims.{KeySubquery, SparkShims}
 
 /**
  * Runtime Bloom pruning for joins: when one side of an equi-join (or of the semi join an
@@ -87,7 +87,7 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
         !recomputesTheSame(other)
       val subqueries = decision.keyIndices.zip(decision.exprIds).flatMap { case (i, exprId) =>
         scanColumn(pruned, prunedKeys(i), otherKeys(i).dataType).map { case (scan, column) =>
-          scan -> SparkShims.dynamicPruningSubquery(column, other, otherKeys, i, onlyInBroadcast, exprId)
+          scan -> SparkShims.dynamicPruningSubquery(KeySubquery(column, other, otherKeys, i, onlyInBroadcast, exprId))
         }
       }
       subqueries.headOption.map { case (scan, _) =>

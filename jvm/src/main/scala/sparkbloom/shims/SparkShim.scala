@@ -41,13 +41,16 @@ private[sparkbloom] trait SparkShim {
    *  them under `conf`: the rebase mode became a typed enum setting in 4.1. */
   def writeRebase(conf: SQLConf): (Int => Int, Long => Long)
 
-  /** Spark's dynamic pruning subquery for the values of `buildKeys(keyIndex)`: 4.0 made the
-   *  single key index a list of indices. */
-  def dynamicPruningSubquery(
-      pruningKey: Expression,
-      buildQuery: LogicalPlan,
-      buildKeys: Seq[Expression],
-      keyIndex: Int,
-      onlyInBroadcast: Boolean,
-      exprId: ExprId): DynamicPruningSubquery
+  /** Spark's dynamic pruning subquery for `keys`: 4.0 made the single key index a list of
+   *  indices, 4.3 added a second parameter list (a projection of broadcast values). */
+  def dynamicPruningSubquery(keys: KeySubquery): DynamicPruningSubquery
 }
+
+/** The values of `buildKeys(keyIndex)` over `buildQuery`, to prune by `pruningKey`, as every line describes them. */
+private[sparkbloom] final case class KeySubquery(
+    pruningKey: Expression,
+    buildQuery: LogicalPlan,
+    buildKeys: Seq[Expression],
+    keyIndex: Int,
+    onlyInBroadcast: Boolean,
+    exprId: ExprId)

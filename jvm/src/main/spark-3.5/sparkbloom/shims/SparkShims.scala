@@ -2,7 +2,7 @@ package sparkbloom.shims
 
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{DynamicPruningSubquery, ExprId, Expression}
+import org.apache.spark.sql.catalyst.expressions.DynamicPruningSubquery
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Strategy
@@ -18,12 +18,6 @@ private[sparkbloom] object SparkShims extends SparkShim with ThriftFooterWithout
 
   override def bloomFilterLength(chunk: ColumnChunkMetaData): Int = -1
 
-  override def dynamicPruningSubquery(
-      pruningKey: Expression,
-      buildQuery: LogicalPlan,
-      buildKeys: Seq[Expression],
-      keyIndex: Int,
-      onlyInBroadcast: Boolean,
-      exprId: ExprId): DynamicPruningSubquery =
-    DynamicPruningSubquery(pruningKey, buildQuery, buildKeys, keyIndex, onlyInBroadcast, exprId)
+  override def dynamicPruningSubquery(k: KeySubquery): DynamicPruningSubquery =
+    DynamicPruningSubquery(k.pruningKey, k.buildQuery, k.buildKeys, k.keyIndex, k.onlyInBroadcast, k.exprId)
 }
