@@ -570,3 +570,60 @@ def test_randomized_queries_match_the_in_memory_oracle(
         assert t.pruned >= t.cases // 4, (writer, t)
         assert t.with_rows >= t.cases // 10, (writer, t)
     assert total.cases == QUERIES
+
+
+JOINS = int(os.environ.get("SPARKBLOOM_DIFF_FOREIGN_JOINS", "24"))  # per writer
+JOIN_SHAPES = (
+    "SELECT f.id FROM {fact} f JOIN {keys} k ON f.{col} = k.v",
+    "SELECT id FROM {fact} WHERE {col} IN (SELECT v FROM {keys})",
+    "SELECT f.id FROM {fact} f WHERE EXISTS (SELECT 1 FROM {keys} k WHERE k.v = f.{col})",
+    "SELECT f.id, k.v FROM {fact} f RIGHT JOIN {keys} k ON f.{col} = k.v",
+)
+JOIN_LAYOUTS = (
+    {"spark.sql.adaptive.enabled": "true"},
+    {"spark.sql.adaptive.enabled": "false"},
+    {"spark.sql.adaptive.enabled": "true", "spark.sql.autoBroadcastJoinThreshold": "-1",
+     "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly": "false"},
+)
+
+
+def test_randomized_joins_match_the_in_memory_oracle(session: SparkSession, tables: dict[str, Table]) -> None:
+    """Keys from another table (a join, IN and EXISTS subqueries, an outer join) over every
+    writer's files, with sparkbloom's run-time pruning, against the same joins over the
+    in-memory rows."""
+    spark = session
+    rnd = random.Random(f"{SEED}-joins")
+    probed = pruned = 0
+    for writer, table in tables.items():
+        generator = Generator(rnd, table)
+        spark.read.parquet(str(table.path)).createOrReplaceTempView(f"files_{writer}")
+        assert table.oracle is not None
+        table.oracle.createOrReplaceTempView(f"memory_{writer}")
+        for case in range(JOINS):
+            col: Col | str = rnd.choice(["k", "ks"]) if rnd.random() < 0.6 else rnd.choice(table.cols)
+            name = col if isinstance(col, str) else col.name
+            values = [generator.value(col, rnd.random() < 0.6) for _ in range(1 + rnd.randrange(12))]
+            keys = "(VALUES " + ", ".join(f"({v})" for v in values) + ") AS keys(v)"
+            shape = rnd.choice(JOIN_SHAPES)
+            conf = rnd.choice(JOIN_LAYOUTS)
+            for k, v in conf.items():
+                spark.conf.set(k, v)
+            try:
+                expected = sorted(map(str, spark.sql(shape.format(fact=f"memory_{writer}", keys=keys, col=name)).collect()))
+                df = spark.sql(shape.format(fact=f"files_{writer}", keys=keys, col=name))
+                actual = sorted(map(str, df.collect()))
+                plan = df._jdf.queryExecution().executedPlan().toString()
+            finally:
+                for k in conf:
+                    spark.conf.unset(k)
+            assert actual == expected, (
+                f"seed {SEED}, writer {writer}, join case {case} ({conf}): {shape.format(fact='t', keys=keys, col=name)}\n"
+                f"sparkbloom returned {len(actual)} rows, the oracle {len(expected)}; "
+                f"missing {sorted(set(expected) - set(actual))[:5]}, extra {sorted(set(actual) - set(expected))[:5]}")
+            if re.search(r"join keys \d+, ", plan):  # the pruning of a scan that probed keys
+                probed += 1
+                p = PRUNING.search(plan)
+                pruned += bool(p and (p.group(1) != p.group(2) or p.group(3) != p.group(4)))
+    print(f"\nforeign join differential (seed {SEED}): {JOINS * len(tables)} cases, {probed} probed join keys, "
+          f"{pruned} pruned")
+    assert pruned >= JOINS * len(tables) // 5, (probed, pruned)

@@ -2,13 +2,14 @@ package sparkbloom.catalyst
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expression, KnownFloatingPointNormalized, NamedExpression}
-import org.apache.spark.sql.catalyst.optimizer.NormalizeNaNAndZero
+import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, NormalizeNaNAndZero}
 import org.apache.spark.sql.catalyst.planning.ExtractEquiJoinKeys
 import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, GlobalLimit, Join, LocalLimit, LogicalPlan, Project, Sample}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
+import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec
 
 import sparkbloom.SparkBloomConf
 import sparkbloom.shims.{KeySubquery, SparkShims}
@@ -31,7 +32,7 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
   import JoinKeysStrategy._
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
-    case join: Join if active => withKeys(join).map(planAsSpark).getOrElse(Nil)
+    case join: Join if active => withKeys(join).getOrElse(Nil)
     case _ => Nil
   }
 
@@ -48,18 +49,45 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
       .getOrElse(Nil)
 
   /**
-   * The join with key subqueries on its pruned side. What was decided for a join is kept on
-   * it: adaptive execution plans the same join again after each stage, and its subqueries
-   * must keep their ids (Spark compiled them once, by id), so a join is never given new ones.
+   * The join planned with key subqueries on its pruned side, or None to plan it as Spark
+   * does. What was decided for a join is kept on it: adaptive execution plans the same join
+   * again after each stage, and its subqueries must keep their ids (Spark compiled them once,
+   * by id), so a join is never given new ones.
+   *
+   * Where the keys may come only from a broadcast, a join Spark does not plan as a broadcast
+   * of the other side gets none: its subqueries would come to nothing (adaptive execution may
+   * turn a sort-merge join into a broadcast later, but keys are fixed by then), and the scan
+   * would still wait for them.
    */
-  private def withKeys(join: Join): Option[Join] = {
-    val decision = join.getTagValue(DecisionTag).getOrElse {
-      val fresh = if (join.exists(_.isInstanceOf[LogicalQueryStage])) None else decide(join)
-      join.setTagValue(DecisionTag, fresh)
-      fresh
+  private def withKeys(join: Join): Option[Seq[SparkPlan]] = {
+    def planned(decision: Decision): Option[Seq[SparkPlan]] =
+      marked(join, decision).map(planAsSpark).filter { physical =>
+        !onlyInBroadcast(join, decision) || physical.exists(broadcasts(_, decision.pruneLeft))
+      }
+    join.getTagValue(DecisionTag) match {
+      case Some(decision) => decision.flatMap(planned)
+      case None =>
+        val fresh = if (join.exists(_.isInstanceOf[LogicalQueryStage])) None else decide(join)
+        val plan = fresh.flatMap(planned)
+        join.setTagValue(DecisionTag, if (plan.isDefined) fresh else None)
+        plan
     }
-    decision.flatMap(apply(join, _))
   }
+
+  /** Whether `plan` is a broadcast hash join that builds the side opposite the pruned one. */
+  private def broadcasts(plan: SparkPlan, pruneLeft: Boolean): Boolean = plan match {
+    case join: BroadcastHashJoinExec => join.buildSide == (if (pruneLeft) BuildRight else BuildLeft)
+    case _ => false
+  }
+
+  /**
+   * Keys from a subquery of their own compute the other side again: only if Spark's dynamic
+   * pruning allows that (`reuseBroadcastOnly` off) and it gives the same keys. A reused
+   * broadcast holds the join's own keys, whatever the other side is.
+   */
+  private def onlyInBroadcast(join: Join, decision: Decision): Boolean =
+    session.sessionState.conf.dynamicPartitionPruningReuseBroadcastOnly ||
+      !recomputesTheSame(if (decision.pruneLeft) join.right else join.left)
 
   private def decide(join: Join): Option[Decision] = join match {
     case ExtractEquiJoinKeys(joinType, leftKeys, rightKeys, _, _, left, right, _) =>
@@ -77,17 +105,14 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
     case _ => None
   }
 
-  private def apply(join: Join, decision: Decision): Option[Join] = join match {
+  private def marked(join: Join, decision: Decision): Option[Join] = join match {
     case ExtractEquiJoinKeys(_, leftKeys, rightKeys, _, _, left, right, _) =>
       val (pruned, other) = if (decision.pruneLeft) (left, right) else (right, left)
       val (prunedKeys, otherKeys) = if (decision.pruneLeft) (leftKeys, rightKeys) else (rightKeys, leftKeys)
-      // From a subquery of its own, the other side is computed again: only if that gives the
-      // same keys. A reused broadcast is the join's own keys whatever the other side is.
-      val onlyInBroadcast = session.sessionState.conf.dynamicPartitionPruningReuseBroadcastOnly ||
-        !recomputesTheSame(other)
+      val broadcastOnly = onlyInBroadcast(join, decision)
       val subqueries = decision.keyIndices.zip(decision.exprIds).flatMap { case (i, exprId) =>
         scanColumn(pruned, prunedKeys(i), otherKeys(i).dataType).map { case (scan, column) =>
-          scan -> SparkShims.dynamicPruningSubquery(KeySubquery(column, other, otherKeys, i, onlyInBroadcast, exprId))
+          scan -> SparkShims.dynamicPruningSubquery(KeySubquery(column, other, otherKeys, i, broadcastOnly, exprId))
         }
       }
       subqueries.headOption.map { case (scan, _) =>
