@@ -23,7 +23,9 @@ from common import (block_size, fresh_run, layouts, lookup_table, lookup_table_a
 
 HERE = Path(__file__).resolve().parent
 SPARKBLOOM = "e_sparkbloom"
-LAYOUTS = ("a_none", "c_pj_ndv", SPARKBLOOM)
+SPARKBLOOM_OFF = "f_sparkbloom_off"
+# (f) reads sparkbloom's own files with sparkbloom off: the overhead of a join it cannot help
+LAYOUTS = ("a_none", "c_pj_ndv", SPARKBLOOM, SPARKBLOOM_OFF)
 
 
 def main() -> None:
@@ -50,18 +52,21 @@ def main() -> None:
         .write.parquet(str(work / "dim"))
     spark.read.parquet(str(work / "dim")).createOrReplaceTempView("dim")
     spark.read.parquet(str(work / "big_side")).createOrReplaceTempView("big_side")
-    # ~0.9% of the no-help side: ~9,000 keys, under the default spark.sparkbloom.join.maxKeys
-    spark.read.parquet(str(work / "big_side")).where(F.abs(F.hash("uuid")) % 1000 < 9) \
-        .createOrReplaceTempView("keys_9k")
+    # ~2,000 keys (the default spark.sparkbloom.join.maxKeys) and ~9,000 (above it)
+    for name, per_mille in (("keys_2k", 2), ("keys_9k", 9)):
+        spark.read.parquet(str(work / "big_side")).where(F.abs(F.hash("uuid")) % 1000 < per_mille) \
+            .createOrReplaceTempView(name)
 
     queries = {
         "join, 20 keys": "SELECT f.* FROM fact f JOIN dim d ON f.uuid = d.uuid WHERE d.segment = 's20'",
         "IN (SELECT) 20 keys": "SELECT * FROM fact WHERE uuid IN (SELECT uuid FROM dim WHERE segment = 's20')",
         "join, 1,000 keys": "SELECT f.* FROM fact f JOIN dim d ON f.uuid = d.uuid",
-        # near the default spark.sparkbloom.join.maxKeys: what probing that many keys costs
-        # (broadcast by hint: its estimate is the whole no-help side's, too big to broadcast)
-        "join, ~9,000 keys": "SELECT /*+ BROADCAST(k) */ count(*), sum(f.amount) FROM fact f JOIN keys_9k k "
+        # what probing many keys costs (broadcast by hint: their estimate is the whole no-help
+        # side's, too big to broadcast)
+        "join, ~2,000 keys": "SELECT /*+ BROADCAST(k) */ count(*), sum(f.amount) FROM fact f JOIN keys_2k k "
                              "ON f.uuid = k.uuid",
+        "join, ~9,000 keys (above maxKeys)": "SELECT /*+ BROADCAST(k) */ count(*), sum(f.amount) FROM fact f "
+                                             "JOIN keys_9k k ON f.uuid = k.uuid",
         f"join, {args.big_keys:,} keys (no help)":
             "SELECT count(*), sum(f.amount) FROM fact f JOIN big_side b ON f.uuid = b.uuid",
     }
@@ -104,7 +109,8 @@ def run_interleaved(spark: SparkSession, work: Path, queries: dict[str, str],
             for name in LAYOUTS:
                 # sparkbloom only acts on its own layout; the others are vanilla Spark
                 spark.conf.set("spark.sparkbloom.enabled", str(name == SPARKBLOOM).lower())
-                spark.read.parquet(str(work / name)).createOrReplaceTempView("fact")
+                files = SPARKBLOOM if name == SPARKBLOOM_OFF else name
+                spark.read.parquet(str(work / files)).createOrReplaceTempView("fact")
                 holder: dict[str, DataFrame] = {}
 
                 def run(sql: str = sql) -> DataFrame:
@@ -134,8 +140,9 @@ def run_interleaved(spark: SparkSession, work: Path, queries: dict[str, str],
 
 def print_table(results: dict[str, dict[str, dict[str, float]]], row_groups: int) -> None:
     print("\nseconds / data files read")
-    print("| query | " + " | ".join(LAYOUTS) + " | (a)/(e) | (c)/(e) | (e) row groups read | keys probed, probe ms |")
-    print("|---" * (len(LAYOUTS) + 5) + "|")
+    print("| query | " + " | ".join(LAYOUTS) + " | (a)/(e) | (c)/(e) | (e)/(f) | (e) row groups read "
+          "| keys probed, probe ms |")
+    print("|---" * (len(LAYOUTS) + 6) + "|")
     for q in results[SPARKBLOOM]:
         cells = [f"{results[n][q]['seconds']:.3f} / {int(results[n][q]['files_read'])}" for n in LAYOUTS]
         e = results[SPARKBLOOM][q]
@@ -144,6 +151,7 @@ def print_table(results: dict[str, dict[str, dict[str, float]]], row_groups: int
         print(f"| {q} | " + " | ".join(cells) +
               f" | {results['a_none'][q]['seconds'] / e['seconds']:.1f}x"
               f" | {results['c_pj_ndv'][q]['seconds'] / e['seconds']:.1f}x"
+              f" | {e['seconds'] / results[SPARKBLOOM_OFF][q]['seconds']:.3f}"
               f" | {int(read)} of {int(total)} ({100.0 * read / total:.1f}%)"
               f" | {int(e['join_keys'])}, {int(e['probe_time_ms'])} |")
 
