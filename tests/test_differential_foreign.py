@@ -573,11 +573,11 @@ def test_randomized_queries_match_the_in_memory_oracle(
 
 
 JOINS = int(os.environ.get("SPARKBLOOM_DIFF_FOREIGN_JOINS", "24"))  # per writer
-JOIN_SHAPES = (
-    "SELECT f.id FROM {fact} f JOIN {keys} k ON f.{col} = k.v",
+JOIN_SHAPES = (  # {keys} is an inline table k(v)
+    "SELECT f.id FROM {fact} f JOIN {keys} ON f.{col} = k.v",
     "SELECT id FROM {fact} WHERE {col} IN (SELECT v FROM {keys})",
-    "SELECT f.id FROM {fact} f WHERE EXISTS (SELECT 1 FROM {keys} k WHERE k.v = f.{col})",
-    "SELECT f.id, k.v FROM {fact} f RIGHT JOIN {keys} k ON f.{col} = k.v",
+    "SELECT f.id FROM {fact} f WHERE EXISTS (SELECT 1 FROM {keys} WHERE k.v = f.{col})",
+    "SELECT f.id, k.v FROM {fact} f RIGHT JOIN {keys} ON f.{col} = k.v",
 )
 JOIN_LAYOUTS = (
     {"spark.sql.adaptive.enabled": "true"},
@@ -603,7 +603,7 @@ def test_randomized_joins_match_the_in_memory_oracle(session: SparkSession, tabl
             col: Col | str = rnd.choice(["k", "ks"]) if rnd.random() < 0.6 else rnd.choice(table.cols)
             name = col if isinstance(col, str) else col.name
             values = [generator.value(col, rnd.random() < 0.6) for _ in range(1 + rnd.randrange(12))]
-            keys = "(VALUES " + ", ".join(f"({v})" for v in values) + ") AS keys(v)"
+            keys = "(VALUES " + ", ".join(f"({v})" for v in values) + ") AS k(v)"
             shape = rnd.choice(JOIN_SHAPES)
             conf = rnd.choice(JOIN_LAYOUTS)
             for k, v in conf.items():

@@ -114,8 +114,11 @@ def test_join_keys_prune_and_show_in_explain_and_last_pruning(spark: SparkSessio
         .parquet(path)
     )
     spark.read.parquet(path).createOrReplaceTempView("orders")
+    # a table of its own (a DataFrame made from Python rows has no size estimate, so Spark
+    # would not broadcast it, and keys come from the join's broadcast)
     spark.createDataFrame([(k * 101, "vip" if k < 3 else "other") for k in range(50)], "user_id long, tier string") \
-        .createOrReplaceTempView("users")
+        .write.parquet(str(tmp_path / "users"))
+    spark.read.parquet(str(tmp_path / "users")).createOrReplaceTempView("users")
     query = "SELECT order_id FROM orders WHERE user_id IN (SELECT user_id FROM users WHERE tier = 'vip')"
 
     plan = spark.sql("EXPLAIN " + query).first()[0]
