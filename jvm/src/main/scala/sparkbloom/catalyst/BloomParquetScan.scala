@@ -35,20 +35,18 @@ final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFil
   override def filterAttributes(): Array[NamedReference] =
     base.readDataSchema.fieldNames.map(name => Expressions.column(name))
 
-  /** Anything but an `IN` list of literals on a column is ignored: it only keeps more data. */
+  /** Anything but an `IN` list of literals of one type on a column is ignored: it only keeps more data. */
   override def filter(predicates: Array[Predicate]): Unit = {
-    val maxKeys = SparkBloomConf.joinMaxKeys(base.sparkSession.sessionState.conf)
     val columns = predicates.toSeq.flatMap { p =>
       p.children().toSeq match {
-        case (column: NamedReference) +: (values @ (first: Literal[_]) +: _)
-            if p.name() == "IN" && values.size <= maxKeys && values.forall(_.isInstanceOf[Literal[_]]) =>
-          val literals = values.map(_.asInstanceOf[Literal[_]])
-          if (literals.exists(_.dataType() != first.dataType())) None
-          else Some(PointPredicate.ColumnIn(column.fieldNames().toSeq, first.dataType(), literals.map(_.value()).filter(_ != null)))
+        case (column: NamedReference) +: (values @ (first: Literal[_]) +: _) if p.name() == "IN" &&
+            values.forall { case v: Literal[_] => v.dataType() == first.dataType(); case _ => false } =>
+          val keys = values.map(_.asInstanceOf[Literal[_]].value()).filter(_ != null)
+          Some(PointPredicate.ColumnIn(column.fieldNames().toSeq, first.dataType(), keys))
         case _ => None
       }
     }
-    index.pruner.useJoinKeys(JoinKeys.of(columns))
+    index.pruner.useJoinKeys(JoinKeys.of(columns, SparkBloomConf.joinMaxKeys(base.sparkSession.sessionState.conf)))
   }
 
   override def partitions: Seq[FilePartition] =

@@ -51,17 +51,16 @@ private[sparkbloom] object JoinKeys extends PredicateHelper {
    * (a true literal), one with more than `maxKeys` keys, or one on something other than a
    * column says nothing, and only ever keeps more data.
    */
-  def evaluated(subqueries: Seq[Expression], maxKeys: Int): Runtime = {
-    val columns = subqueries.flatMap {
+  def evaluated(subqueries: Seq[Expression], maxKeys: Int): Runtime =
+    of(subqueries.flatMap {
       case DynamicPruningExpression(in: InSubqueryExec) =>
-        in.values().filter(_.length <= maxKeys).flatMap(values => PointPredicate.columnIn(in.child, values.toSeq))
+        in.values().flatMap(values => PointPredicate.columnIn(in.child, values.toSeq))
       case _ => None
-    }
-    of(columns)
-  }
+    }, maxKeys)
 
-  /** A runtime predicate from per-column keys, counting the keys probed. */
-  def of(columns: Seq[PointPredicate.ColumnIn]): Runtime = columns match {
+  /** A runtime predicate from per-column keys, counting the keys probed; a column with more
+   *  than `maxKeys` keys is left out (probing it would cost more than it saves). */
+  def of(keyed: Seq[PointPredicate.ColumnIn], maxKeys: Int): Runtime = keyed.filter(_.values.size <= maxKeys) match {
     case Seq() => NoKeys
     case Seq(single) => Runtime(Some(single), single.values.size)
     case many => Runtime(Some(PointPredicate.All(many)), many.map(_.values.size.toLong).sum)
