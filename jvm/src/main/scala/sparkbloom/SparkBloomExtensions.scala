@@ -2,7 +2,8 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, InspectionTableFunctions, JoinKeysStrategy}
+import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, DeltaScanRule, DeltaWriteRule,
+  InspectionTableFunctions, JoinKeysStrategy}
 
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.
@@ -13,9 +14,12 @@ import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWrit
 class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectPostHocResolutionRule(BloomWriteRule)
+    extensions.injectPostHocResolutionRule(DeltaWriteRule(_))
     extensions.injectPostHocResolutionRule(BloomCacheInvalidation)
     extensions.injectPlannerStrategy(BloomScanStrategy(_))
     extensions.injectPlannerStrategy(JoinKeysStrategy(_))
+    extensions.injectColumnar(DeltaScanRule.columnar)
+    extensions.injectQueryStagePrepRule(DeltaScanRule(_))
     extensions.injectTableFunction(InspectionTableFunctions.inspect)
     extensions.injectTableFunction(InspectionTableFunctions.probe)
   }

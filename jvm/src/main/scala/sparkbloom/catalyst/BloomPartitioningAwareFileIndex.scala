@@ -17,10 +17,11 @@ final class BloomPartitioningAwareFileIndex(
     val delegate: PartitioningAwareFileIndex,
     session: SparkSession,
     options: Map[String, String],
-    selectRowGroups: Boolean)
+    selectRowGroups: Boolean,
+    fileColumns: FileColumns)
   extends PartitioningAwareFileIndex(session, options, None) {
 
-  val pruner = new ListingPruner(session, options, selectRowGroups)
+  val pruner = new ListingPruner(session, options, selectRowGroups, fileColumns)
 
   override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] =
     pruner.prune(partitionFilters, dataFilters)(delegate.listFiles(partitionFilters, dataFilters))

@@ -16,9 +16,10 @@ final class BloomPruningFileIndex(
     val delegate: FileIndex,
     session: SparkSession,
     options: Map[String, String],
-    selectRowGroups: Boolean) extends FileIndex {
+    selectRowGroups: Boolean,
+    fileColumns: FileColumns) extends FileIndex {
 
-  val pruner = new ListingPruner(session, options, selectRowGroups)
+  val pruner = new ListingPruner(session, options, selectRowGroups, fileColumns)
 
   override def rootPaths: Seq[Path] = delegate.rootPaths
   override def inputFiles: Array[String] = delegate.inputFiles

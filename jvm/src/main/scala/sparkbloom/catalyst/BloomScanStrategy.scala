@@ -58,7 +58,8 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
       relation: LogicalRelation,
       fs: HadoopFsRelation,
       joinKeys: Seq[Expression]): Seq[SparkPlan] = {
-    val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups)
+    val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups,
+      FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema))
     val pruned = relation.copy(relation =
       fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat)(fs.sparkSession))
     FileSourceStrategy(JoinKeys.withoutMarkers(replace(plan, relation, pruned))).map(_.transformUp {
@@ -68,7 +69,8 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
 
   private def planV2(plan: LogicalPlan, relation: DataSourceV2ScanRelation, scan: ParquetScan): Seq[SparkPlan] = {
     val options = scan.options.asCaseSensitiveMap().asScala.toMap
-    val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options, selectRowGroups)
+    val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options, selectRowGroups,
+      FileColumns.ofParquetScan(session.sessionState.conf, scan.dataSchema))
     val pruned = relation.copy(scan = new BloomParquetScan(scan, index))
     SparkShims.planDataSourceV2(session, JoinKeys.unmarked(replace(plan, relation, pruned)))
   }

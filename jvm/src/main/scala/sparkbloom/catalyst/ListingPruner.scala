@@ -29,7 +29,11 @@ private object ListingPruner {
       stats: PruningStats)
 }
 
-final class ListingPruner(session: SparkSession, options: Map[String, String], selectRowGroups: Boolean) {
+final class ListingPruner(
+    session: SparkSession,
+    options: Map[String, String],
+    selectRowGroups: Boolean,
+    fileColumns: FileColumns) {
   import ListingPruner.{Listed, RebaseModeOption}
 
   @volatile private var last: Option[Listed] = None
@@ -82,7 +86,8 @@ final class ListingPruner(session: SparkSession, options: Map[String, String], s
       case both => Some(PointPredicate.All(both))
     }
     val files = listed.flatMap(_.files.map(_.fileStatus))
-    if (!SparkBloomConf.enabled(conf) || predicate.isEmpty || fieldIdMatching(conf)) {
+    val inFiles = predicate.flatMap(fileColumns.resolve)
+    if (!SparkBloomConf.enabled(conf) || inFiles.isEmpty) {
       return (listed, PruningStats.Empty.copy(filesTotal = files.size))
     }
     val started = System.nanoTime()
@@ -96,7 +101,7 @@ final class ListingPruner(session: SparkSession, options: Map[String, String], s
       conf.caseSensitiveAnalysis,
       legacyCalendarSession = legacyCalendarInRead(conf),
       parallelism = SparkBloomConf.parallelism(conf))
-    val verdicts = pruner.judge(files, predicate.get)
+    val verdicts = pruner.judge(files, inFiles.get)
     val keepAllFiles = !SparkBloomConf.pruneFiles(conf)
     val kept = verdicts.filter(v => keepAllFiles || v.keep).map(v => v.status.getPath -> v).toMap
     val pruned = listed.map { dir =>
@@ -131,8 +136,4 @@ final class ListingPruner(session: SparkSession, options: Map[String, String], s
       .getOrElse(conf.getConf(SQLConf.PARQUET_REBASE_MODE_IN_READ).toString)
     !mode.trim.equalsIgnoreCase("CORRECTED")
   }
-
-  /** Matching file columns by field id instead of name: leave such scans alone. */
-  private def fieldIdMatching(conf: SQLConf): Boolean =
-    conf.getConfString("spark.sql.parquet.fieldId.read.enabled", "false").trim.toBoolean
 }

@@ -15,8 +15,12 @@ sealed trait PointPredicate {
 
 object PointPredicate {
 
-  /** `path` equals one of `values` (non-null Catalyst values of `dataType`). */
-  final case class ColumnIn(path: Seq[String], dataType: DataType, values: Seq[Any]) extends PointPredicate {
+  /**
+   * `path` equals one of `values` (non-null Catalyst values of `dataType`). With a
+   * `fieldId`, the file column at `path` answers only if it carries that Parquet field id.
+   */
+  final case class ColumnIn(path: Seq[String], dataType: DataType, values: Seq[Any], fieldId: Option[Int] = None)
+      extends PointPredicate {
     def columns: Set[Seq[String]] = Set(path)
   }
 
@@ -44,6 +48,24 @@ object PointPredicate {
     case ColumnPath(path, t) => Some(ColumnIn(path, t, values.filter(_ != null)))
     case _ => None
   }
+
+  /**
+   * `predicate` with each column as `resolve` finds it in the files (another name, a field
+   * id), keeping the promise to only ever keep more data: a column `resolve` cannot find
+   * is dropped from an AND, and makes an OR unanswerable.
+   */
+  def resolved(predicate: PointPredicate)(resolve: ColumnIn => Option[ColumnIn]): Option[PointPredicate] =
+    predicate match {
+      case in: ColumnIn => resolve(in)
+      case All(children) => children.flatMap(resolved(_)(resolve)) match {
+        case Seq() => None
+        case Seq(single) => Some(single)
+        case many => Some(All(many))
+      }
+      case AnyOf(children) =>
+        val each = children.map(resolved(_)(resolve))
+        if (each.forall(_.isDefined)) Some(AnyOf(each.flatten)) else None
+    }
 
   /** Whether `e` is a column: an attribute, or a struct field under one. */
   def isColumn(e: Expression): Boolean = ColumnPath.unapply(e).isDefined

@@ -37,6 +37,7 @@ final class RowGroupJudge(
       if (legacyCalendar && isCalendarType(in.dataType)) true
       else chunkFor(rowGroup, in.path) match {
         case None => true
+        case Some((_, chunk)) if in.fieldId.exists(id => !hasFieldId(chunk, id)) => true
         case Some((column, chunk)) => anyMayBePresent(rowGroup, column, chunk, in)
       }
   }
@@ -93,6 +94,9 @@ final class RowGroupJudge(
       }
     }
   }
+
+  private def hasFieldId(chunk: ChunkSummary, id: Int): Boolean =
+    Option(chunk.primitiveType.getId).exists(_.intValue == id)
 
   private def withinStatistics(chunk: ChunkSummary, stored: Any): Boolean =
     (chunk.min, chunk.max) match {

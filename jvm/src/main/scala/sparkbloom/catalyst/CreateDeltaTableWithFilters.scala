@@ -1,0 +1,33 @@
+package sparkbloom.catalyst
+
+import org.apache.spark.sql.{Row, SaveMode, SparkSession}
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand
+
+/**
+ * The first DataFrame write of a Delta table at a path, with `bloom_filter_*` options.
+ * Delta takes no other table properties from a path write, and under column mapping the
+ * columns' names in the files exist only once the table does; so the write is three
+ * commits: Delta creates the table as it would (schema, partitioning, its own `delta.*`
+ * options) with no rows, the filter settings become table properties
+ * ([[DeltaWriteRule]] derives parquet-java's keys from the names Delta gave the columns),
+ * and the rows are written with filters.
+ */
+private[sparkbloom] final case class CreateDeltaTableWithFilters(
+    write: SaveIntoDataSourceCommand,
+    path: String,
+    bloomOptions: Map[String, String]) extends LeafRunnableCommand {
+
+  override def run(session: SparkSession): Seq[Row] = {
+    write.copy(query = LocalRelation(write.query.output)).run(session)
+    val properties = bloomOptions.map { case (k, v) => s"${quote(k)} = ${quote(v)}" }.mkString(", ")
+    session.sql(s"ALTER TABLE delta.`${path.replace("`", "``")}` SET TBLPROPERTIES ($properties)")
+    write.copy(mode = if (write.mode == SaveMode.Overwrite) SaveMode.Overwrite else SaveMode.Append).run(session)
+  }
+
+  private def quote(s: String): String = "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+  override def simpleString(maxFields: Int): String =
+    s"CreateDeltaTableWithFilters $path, ${bloomOptions.mkString(", ")}"
+}

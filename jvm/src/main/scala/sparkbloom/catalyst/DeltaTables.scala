@@ -1,0 +1,89 @@
+package sparkbloom.catalyst
+
+import java.util.Locale
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+import org.apache.spark.sql.types.StructType
+
+/**
+ * What sparkbloom knows of Delta Lake, by class and member names: it does not link against
+ * Delta (one jar serves sessions with and without it). Delta 3.x and 4.x have the members
+ * used here; a Delta without them gets no pruning and a clear error for filter settings.
+ */
+private[sparkbloom] object DeltaTables {
+  private val TahoeFileIndex = "org.apache.spark.sql.delta.files.TahoeFileIndex"
+  private val DeltaParquetFileFormat = "org.apache.spark.sql.delta.DeltaParquetFileFormat"
+  private val DeltaTableV2 = "org.apache.spark.sql.delta.catalog.DeltaTableV2"
+  private val DeltaDataSource = "org.apache.spark.sql.delta.sources.DeltaDataSource"
+  private val DeltaLog = "org.apache.spark.sql.delta.DeltaLog"
+
+  /** A table's current metadata: its schema carries Delta's column mapping metadata. */
+  final case class DeltaState(schema: StructType, configuration: Map[String, String], partitionColumns: Seq[String],
+      columnMappingMode: String) {
+    def columns: DeltaColumns = DeltaColumns(schema, columnMappingMode)
+  }
+
+  /**
+   * A scan of a Delta table's data files (a snapshot, a time travel version, change data).
+   * Delta's own log and checkpoint scans use other file indexes.
+   */
+  def isDeltaScan(relation: HadoopFsRelation): Boolean =
+    extendsClass(relation.location.getClass, TahoeFileIndex) &&
+      extendsClass(relation.fileFormat.getClass, DeltaParquetFileFormat)
+
+  def isDeltaTable(table: AnyRef): Boolean = extendsClass(table.getClass, DeltaTableV2)
+
+  def isDeltaSource(source: AnyRef): Boolean = extendsClass(source.getClass, DeltaDataSource)
+
+  def isDeltaProvider(provider: Option[String]): Boolean =
+    provider.exists(p => p.toLowerCase(Locale.ROOT) == "delta" || p == DeltaDataSource)
+
+  /** Where the columns of the table a Delta scan reads are in its files. */
+  def scanColumns(relation: HadoopFsRelation): DeltaColumns = {
+    val format = relation.fileFormat
+    val mode = call(format, "columnMappingMode")
+    DeltaColumns(call(format, "referenceSchema").asInstanceOf[StructType], modeName(mode))
+  }
+
+  /** The current state of a catalog table Delta resolved. */
+  def stateOf(table: AnyRef): DeltaState = stateOfLog(call(table, "deltaLog"))
+
+  /** The current state of the Delta table at `path`, if there is one. */
+  def stateAt(session: SparkSession, path: String): Option[DeltaState] = {
+    val log = new Path(path, "_delta_log")
+    val fs = log.getFileSystem(session.sessionState.newHadoopConf())
+    if (!fs.exists(log) || fs.listStatus(log).isEmpty) None
+    else {
+      val deltaLog = Class.forName(DeltaLog, true, Thread.currentThread().getContextClassLoader)
+        .getMethod("forTable", classOf[SparkSession], classOf[String]).invoke(null, session, path)
+      Some(stateOfLog(deltaLog))
+    }
+  }
+
+  private def stateOfLog(deltaLog: AnyRef): DeltaState = {
+    val snapshot = deltaLog.getClass.getMethod("update", classOf[Boolean], classOf[Option[_]], classOf[Option[_]])
+      .invoke(deltaLog, java.lang.Boolean.FALSE, None, None)
+    val metadata = call(snapshot, "metadata")
+    DeltaState(
+      call(metadata, "schema").asInstanceOf[StructType],
+      call(metadata, "configuration").asInstanceOf[Map[String, String]],
+      call(metadata, "partitionColumns").asInstanceOf[scala.collection.Seq[String]].toSeq,
+      modeName(call(metadata, "columnMappingMode")))
+  }
+
+  private def modeName(mode: AnyRef): String = call(mode, "name").toString.toLowerCase(Locale.ROOT)
+
+  private def call(target: AnyRef, method: String): AnyRef =
+    try target.getClass.getMethod(method).invoke(target)
+    catch {
+      case NonFatal(e) => throw new UnsupportedOperationException(
+        s"sparkbloom does not know this Delta Lake version: ${target.getClass.getName}.$method() failed ($e)", e)
+    }
+
+  private def extendsClass(c: Class[_], name: String): Boolean =
+    Iterator.iterate[Class[_]](c)(_.getSuperclass).takeWhile(_ != null).exists(_.getName == name)
+}

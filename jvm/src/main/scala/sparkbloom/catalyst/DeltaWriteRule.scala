@@ -1,0 +1,147 @@
+package sparkbloom.catalyst
+
+import java.util.Locale
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.analysis.{NamedRelation, ResolvedTable}
+import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import org.apache.spark.sql.types.StructType
+
+import sparkbloom.SparkBloomException
+import sparkbloom.hashing.FilterSupport
+import sparkbloom.write.{BloomWriteOptions, ParquetJavaFilterKeys}
+
+/**
+ * Bloom filters in Delta Lake tables. Delta writes its files with its own writer, which
+ * sparkbloom cannot replace, but it hands the table's properties to parquet-java, whose own
+ * settings can add filters. So `bloom_filter_*` settings live in table properties, and this
+ * rule, when they are set (CREATE, CTAS, REPLACE, ALTER TABLE ... SET TBLPROPERTIES, or the
+ * first DataFrame write of a table), checks them like any write's options and adds
+ * parquet-java's settings on the columns' paths in the files (Delta's physical names under
+ * column mapping). Every later write of the table (INSERT, MERGE, UPDATE and DELETE
+ * rewrites, OPTIMIZE) then writes filters, with nothing of sparkbloom in its plan.
+ *
+ * Everything is checked while the command is analyzed: a bad setting fails before Delta
+ * commits anything.
+ */
+private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) extends Rule[LogicalPlan] {
+  import DeltaWriteRule._
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan match {
+    case c: CreateTable if isDelta(c.tableSpec) && mentioned(c.tableSpec.properties) =>
+      c.copy(tableSpec = withKeys(c.tableSpec, Map.empty, c.tableSchema, c.partitioning))
+    case c: CreateTableAsSelect if isDelta(c.tableSpec) && mentioned(c.tableSpec.properties ++ c.writeOptions) =>
+      c.copy(tableSpec = withKeys(c.tableSpec, c.writeOptions, c.query.schema, c.partitioning))
+    case r: ReplaceTable if isDelta(r.tableSpec) && mentioned(r.tableSpec.properties) =>
+      r.copy(tableSpec = withKeys(r.tableSpec, Map.empty, r.tableSchema, r.partitioning))
+    case r: ReplaceTableAsSelect if isDelta(r.tableSpec) && mentioned(r.tableSpec.properties ++ r.writeOptions) =>
+      r.copy(tableSpec = withKeys(r.tableSpec, r.writeOptions, r.query.schema, r.partitioning))
+
+    case s @ SetTableProperties(table: ResolvedTable, properties)
+        if DeltaTables.isDeltaTable(table.table) && mentioned(properties) =>
+      s.copy(properties = properties ++ keysFor(properties, DeltaTables.stateOf(table.table)))
+    case u @ UnsetTableProperties(table: ResolvedTable, keys, _)
+        if DeltaTables.isDeltaTable(table.table) && keys.exists(isColumnsKey) =>
+      val derived = DeltaTables.stateOf(table.table).configuration.keys.filter(ParquetJavaFilterKeys.isDerived)
+      u.copy(propertyKeys = (keys ++ derived).distinct)
+
+    case w: SaveIntoDataSourceCommand if DeltaTables.isDeltaSource(w.dataSource) && mentioned(w.options) =>
+      val path = w.options.collectFirst { case (k, v) if k.equalsIgnoreCase("path") => v }
+        .getOrElse(fail("a Delta write with bloom_filter_* options needs a path"))
+      DeltaTables.stateAt(session, path) match {
+        case Some(state) => requireTableSettings(w.options, state); w
+        case None =>
+          keysFor(w.options, w.query.schema, partitionColumnsOption(w.options), filePath = identity)
+          CreateDeltaTableWithFilters(w, path, bloomOptions(w.options))
+      }
+    case a: AppendData if mentioned(a.writeOptions) => requireTableSettingsOf(a.writeOptions, a.table); a
+    case o: OverwriteByExpression if mentioned(o.writeOptions) => requireTableSettingsOf(o.writeOptions, o.table); o
+    case o: OverwritePartitionsDynamic if mentioned(o.writeOptions) => requireTableSettingsOf(o.writeOptions, o.table); o
+    case other => other
+  }
+
+  private def isDelta(spec: TableSpecBase): Boolean = DeltaTables.isDeltaProvider(spec.provider)
+
+  /**
+   * A new table's properties with the filter settings of its properties and of the write
+   * (a DataFrame's options) and parquet-java's keys. Its columns get physical names only
+   * when Delta commits it, so a column-mapped table gets its filters set afterwards.
+   */
+  private def withKeys(spec: TableSpecBase, writeOptions: Map[String, String], schema: StructType,
+      partitioning: Seq[Transform]): TableSpecBase = spec match {
+    case resolved: TableSpec =>
+      val settings = bloomOptions(writeOptions) ++ resolved.properties
+      val mode = settings.collectFirst { case (k, v) if k.equalsIgnoreCase(ColumnMappingKey) => v }
+        .orElse(session.conf.getOption(DefaultColumnMappingKey)).getOrElse("none")
+      if (!mode.trim.equalsIgnoreCase("none")) {
+        fail(s"a Delta table with column mapping ('$ColumnMappingKey' = '$mode') stores columns under names Delta " +
+          "gives them when it creates the table: create it first, then set its filters with ALTER TABLE ... " +
+          s"SET TBLPROPERTIES ('${BloomWriteOptions.Columns}' = '...')")
+      }
+      val identityColumns = partitioning.filter(_.name == "identity").flatMap(_.references.map(_.fieldNames.mkString(".")))
+      val keys = keysFor(settings, schema, identityColumns, filePath = identity)
+      resolved.copy(properties = resolved.properties ++ bloomOptions(writeOptions) ++ keys)
+    case unresolved => unresolved
+  }
+
+  private def keysFor(settings: Map[String, String], state: DeltaTables.DeltaState): Map[String, String] =
+    keysFor(settings, state.schema, state.partitionColumns, path => state.columns.filePath(path).getOrElse(path))
+
+  /** Checks `settings` against the table's columns, as any write's options, and derives the keys. */
+  private def keysFor(settings: Map[String, String], schema: StructType, partitionColumns: Seq[String],
+      filePath: Seq[String] => Seq[String]): Map[String, String] = {
+    val conf = session.sessionState.conf
+    val dataSchema = StructType(schema.filterNot(f => partitionColumns.exists(conf.resolver(_, f.name))))
+    BloomWriteOptions.resolve(bloomOptions(settings), dataSchema, partitionColumns, conf,
+      FilterSupport.outputTimestampType(conf))
+      .map(ParquetJavaFilterKeys.of(_, filePath)).getOrElse(Map.empty)
+  }
+
+  private def requireTableSettingsOf(options: Map[String, String], table: NamedRelation): Unit = table match {
+    case r: DataSourceV2Relation if DeltaTables.isDeltaTable(r.table) =>
+      requireTableSettings(options, DeltaTables.stateOf(r.table))
+    case _ =>
+  }
+
+  /**
+   * A write to an existing Delta table writes the filters its properties name: options that
+   * ask for others fail (one write with other filters would be forgotten by the next).
+   */
+  private def requireTableSettings(options: Map[String, String], state: DeltaTables.DeltaState): Unit = {
+    val asked = keysFor(options, state)
+    val table = keysFor(state.configuration, state)
+    if (asked != table) {
+      val current = state.configuration.collectFirst { case (k, v) if isColumnsKey(k) => s"'$v'" }.getOrElse("none")
+      fail(s"this Delta table writes the Bloom filters its table properties name (${BloomWriteOptions.Columns}: " +
+        s"$current), and every later write (MERGE, UPDATE, OPTIMIZE) follows them: change them with ALTER TABLE ... " +
+        s"SET TBLPROPERTIES, not with options of one write")
+    }
+  }
+}
+
+private[sparkbloom] object DeltaWriteRule {
+  val ColumnMappingKey = "delta.columnMapping.mode"
+  val DefaultColumnMappingKey = "spark.databricks.delta.properties.defaults.columnMapping.mode"
+
+  def mentioned(settings: Map[String, String]): Boolean = BloomWriteOptions.mentioned(settings)
+
+  def bloomOptions(settings: Map[String, String]): Map[String, String] =
+    settings.filter { case (k, _) => k.toLowerCase(Locale.ROOT).startsWith("bloom_filter_") }
+
+  private def isColumnsKey(key: String): Boolean = key.equalsIgnoreCase(BloomWriteOptions.Columns)
+
+  /** The partition columns `DataFrameWriter.partitionBy` hands a V1 source, as a JSON list. */
+  private def partitionColumnsOption(options: Map[String, String]): Seq[String] =
+    options.collectFirst { case (k, v) if k == "__partition_columns" => v }.map { json =>
+      org.json4s.jackson.JsonMethods.parse(json).values match {
+        case names: List[_] => names.map(_.toString)
+        case _ => Nil
+      }
+    }.getOrElse(Nil)
+
+  private def fail(message: String): Nothing = throw new SparkBloomException(message)
+}
