@@ -9,6 +9,10 @@ from pyspark.sql import SparkSession
 
 import sparkbloom
 
+# The Delta Lake tests need a session of their own (Delta's jars, catalog and extension):
+# they run as their own pytest run, `pytest tests/delta` (dev/test does).
+collect_ignore = ["delta"]
+
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:

@@ -7,6 +7,7 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.types._
 
+import sparkbloom.catalyst.DeltaTables
 import sparkbloom.hashing.{LiteralProbe, ProbeHashes}
 import sparkbloom.read.{BloomFilterIO, ChunkReport, FileInspector, FilterLookup, FooterReader, ParquetFileListing}
 
@@ -14,6 +15,9 @@ import sparkbloom.read.{BloomFilterIO, ChunkReport, FileInspector, FilterLookup,
  * The inspection helpers behind `sparkbloom.inspect`, `sparkbloom.might_contain`, the SQL
  * table functions and the CLI. Few files are read on the driver; many are spread over the
  * cluster, one task per group of files.
+ *
+ * A path is a Parquet file, a directory of them, or a Delta table (only the files of its
+ * current version, columns by their table names under column mapping).
  */
 object Inspection {
 
@@ -42,11 +46,12 @@ object Inspection {
     StructField("value", StringType, nullable = true),
     StructField("might_contain", BooleanType, nullable = false)))
 
-  /** One row per (file, row group, column) of the Parquet files under `path`. */
+  /** One row per (file, row group, column) of the Parquet files under `path` (or of a table). */
   def inspect(spark: SparkSession, path: String, columns: java.util.List[String]): DataFrame = {
-    val wanted = Option(columns).map(_.asScala.toSet).getOrElse(Set.empty[String])
-    val rows = perFile(spark, path) { (file, conf) =>
-      FileInspector.inspect(file, wanted, conf).map(toRow)
+    val target = Target.of(spark, path)
+    val wanted = Option(columns).map(_.asScala.map(target.fileColumn).toSet).getOrElse(Set.empty[String])
+    val rows = perFile(spark, target) { (file, conf) =>
+      FileInspector.inspect(file, wanted, conf).map(r => r.copy(column = target.tableColumn(r.column))).map(toRow)
     }
     spark.createDataFrame(rows.asJava, InspectSchema)
   }
@@ -64,8 +69,9 @@ object Inspection {
       case Literal(v: Number, ByteType | ShortType | IntegerType) => Literal(v.longValue)
       case other => other
     }
-    val rows = perFile(spark, path) { (file, conf) =>
-      probeFile(file, column, literals, conf)
+    val target = Target.of(spark, path)
+    val rows = perFile(spark, target) { (file, conf) =>
+      probeFile(file, target.fileColumn(column), literals, conf)
     }
     spark.createDataFrame(rows.asJava, ProbeSchema)
   }
@@ -103,13 +109,10 @@ object Inspection {
 
   private def nanToNull(d: Double): java.lang.Double = if (d.isNaN) null else java.lang.Double.valueOf(d)
 
-  /** Runs `work` for every Parquet file under `path`: on the driver for a few, as tasks for many. */
-  private def perFile(spark: SparkSession, path: String)(work: (String, Configuration) => Seq[Row]): Seq[Row] = {
+  /** Runs `work` for every file of `target`: on the driver for a few, as tasks for many. */
+  private def perFile(spark: SparkSession, target: Target)(work: (String, Configuration) => Seq[Row]): Seq[Row] = {
     val conf = spark.sessionState.newHadoopConf()
-    val files = try ParquetFileListing.list(path, conf).map(_.getPath.toString)
-    catch {
-      case e: java.io.FileNotFoundException => throw new SparkBloomException(s"path does not exist: $path (${e.getMessage})")
-    }
+    val files = target.files
     if (files.size <= DriverLimit) files.flatMap(work(_, conf))
     else {
       val shipped = new SerializableHadoopConf(conf)
@@ -118,9 +121,50 @@ object Inspection {
         .collect().toSeq
     }
   }
+
+  /**
+   * The files to inspect, and how a column's name in them reads in the table: the same but
+   * for Delta tables with column mapping, whose files name columns `col-<uuid>`.
+   */
+  private final case class Target(files: Seq[String], fileColumn: String => String, tableColumn: String => String)
+
+  private object Target {
+    def of(spark: SparkSession, pathOrTable: String): Target = {
+      val conf = spark.sessionState.newHadoopConf()
+      val path = tableLocation(spark, pathOrTable).getOrElse(pathOrTable)
+      if (DeltaTables.isTableAt(spark, path)) {
+        val state = DeltaTables.stateAt(spark, path).get
+        val toFile = state.leafPaths.map(p => p.mkString(".") -> state.columns.filePath(p).getOrElse(p).mkString(".")).toMap
+        val toTable = toFile.map(_.swap)
+        val current = spark.read.format("delta").load(path).inputFiles.toSeq.sorted
+        Target(current, c => toFile.getOrElse(c, c), c => toTable.getOrElse(c, c))
+      } else {
+        val files = try ParquetFileListing.list(path, conf).map(_.getPath.toString)
+        catch {
+          case e: java.io.FileNotFoundException => throw new SparkBloomException(s"path does not exist: $path (${e.getMessage})")
+        }
+        Target(files, identity, identity)
+      }
+    }
+
+    private val PathTable = """(?i)(?:delta|parquet)\.`(.+)`""".r
+
+    /**
+     * The location of a table named as SQL names it (`db.table`, or delta.`path`), unless a
+     * file or directory has that name.
+     */
+    private def tableLocation(spark: SparkSession, name: String): Option[String] = name.trim match {
+      case PathTable(path) => Some(path.replace("``", "`"))
+      case _ =>
+        val asPath = new org.apache.hadoop.fs.Path(name)
+        if (scala.util.Try(asPath.getFileSystem(spark.sessionState.newHadoopConf()).exists(asPath)).getOrElse(false)) None
+        else scala.util.Try(spark.sessionState.sqlParser.parseTableIdentifier(name)).toOption
+          .filter(spark.sessionState.catalog.tableExists)
+          .map(id => spark.sessionState.catalog.getTableMetadata(id).location.toString)
+    }
+  }
 }
 
-/** A Hadoop configuration that can travel to executors. */
 final class SerializableHadoopConf(@transient private var conf: Configuration) extends Serializable {
   def value: Configuration = conf
 

@@ -25,6 +25,17 @@ private[sparkbloom] object DeltaTables {
   final case class DeltaState(schema: StructType, configuration: Map[String, String], partitionColumns: Seq[String],
       columnMappingMode: String) {
     def columns: DeltaColumns = DeltaColumns(schema, columnMappingMode)
+
+    /** Every column that is not a struct, by its field names from the top. */
+    def leafPaths: Seq[Seq[String]] = {
+      def leaves(struct: StructType): Seq[Seq[String]] = struct.fields.toSeq.flatMap { f =>
+        f.dataType match {
+          case nested: StructType => leaves(nested).map(f.name +: _)
+          case _ => Seq(Seq(f.name))
+        }
+      }
+      leaves(schema)
+    }
   }
 
   /**
@@ -52,17 +63,21 @@ private[sparkbloom] object DeltaTables {
   /** The current state of a catalog table Delta resolved. */
   def stateOf(table: AnyRef): DeltaState = stateOfLog(call(table, "deltaLog"))
 
-  /** The current state of the Delta table at `path`, if there is one. */
-  def stateAt(session: SparkSession, path: String): Option[DeltaState] = {
+  /** Whether a Delta table (a `_delta_log` with commits) is at `path`. */
+  def isTableAt(session: SparkSession, path: String): Boolean = {
     val log = new Path(path, "_delta_log")
     val fs = log.getFileSystem(session.sessionState.newHadoopConf())
-    if (!fs.exists(log) || fs.listStatus(log).isEmpty) None
+    fs.exists(log) && fs.listStatus(log).nonEmpty
+  }
+
+  /** The current state of the Delta table at `path`, if there is one. */
+  def stateAt(session: SparkSession, path: String): Option[DeltaState] =
+    if (!isTableAt(session, path)) None
     else {
       val deltaLog = Class.forName(DeltaLog, true, Thread.currentThread().getContextClassLoader)
         .getMethod("forTable", classOf[SparkSession], classOf[String]).invoke(null, session, path)
       Some(stateOfLog(deltaLog))
     }
-  }
 
   private def stateOfLog(deltaLog: AnyRef): DeltaState = {
     val snapshot = deltaLog.getClass.getMethod("update", classOf[Boolean], classOf[Option[_]], classOf[Option[_]])

@@ -1,0 +1,58 @@
+"""Where Delta Lake comes from for the Delta tests, and how their sessions are set up.
+
+Delta's jars come from Maven Central through ``dev/delta-jars`` (``.cache/delta/<line>``;
+Spark's ``--packages`` cannot reach a registry here) and its Python package from PyPI
+(``delta-spark``, installed by ``dev/setup-venv``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pyspark
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LINE = ".".join(pyspark.__version__.split(".")[:2])
+DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
+
+
+def delta_release() -> str | None:
+    """The Delta Lake release dev/spark-lines names for this Spark line, if any."""
+    for row in (ROOT / "dev" / "spark-lines").read_text().splitlines():
+        fields = row.split()
+        if fields and not row.startswith("#") and fields[0] == LINE:
+            return None if len(fields) < 5 or fields[4] == "-" else fields[4]
+    return None
+
+
+def delta_jars() -> list[str]:
+    jars = sorted(str(p) for p in (ROOT / ".cache" / "delta" / LINE / "jars").glob("*.jar"))
+    if len(jars) != 2:
+        pytest.fail(f"Delta's jars for Spark {LINE} are missing from .cache/delta: run dev/setup")
+    return jars
+
+
+def session_conf(warehouse: Path) -> dict[str, str]:
+    return {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "4",
+        "spark.driver.memory": "2g",
+        "spark.jars": ",".join(delta_jars()),
+        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+        "spark.sql.warehouse.dir": str(warehouse),
+        # Delta replays its log in this many tasks (50 by default): small tables, few cores
+        "spark.databricks.delta.snapshotPartitions": "2",
+        # timestamps as INT64 micros, which Bloom filters can cover (not INT96)
+        "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+    }
+
+
+def run_child(script: str, *args: str) -> str:
+    """Runs a Python script in a fresh process (its own JVM), returning its output."""
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
+    return done.stdout

@@ -1,0 +1,281 @@
+"""Delta Lake tables: filters in the files of every kind of Delta write, pruning of Delta
+scans after Delta's own skipping, and the answers Delta gives without sparkbloom, with
+deletion vectors, column mapping, row tracking, time travel and change data feed.
+
+Expected answers come from the same query with sparkbloom off and Parquet filter pushdown
+off (``answer_without_pruning``); pruning counts come from ``sparkbloom.last_pruning``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from delta.tables import DeltaTable
+from pyspark.sql import DataFrame, SparkSession, functions as F
+
+import sparkbloom
+from delta_session import DELTA_EXTENSION, delta_jars, run_child
+
+OFF = {"spark.sparkbloom.enabled": "false", "spark.sql.parquet.filterPushdown": "false"}
+
+
+def rows(spark: SparkSession, query: str, conf: dict[str, str] | None = None) -> list[tuple]:
+    saved = {k: spark.conf.get(k, None) for k in (conf or {})}
+    try:
+        for k, v in (conf or {}).items():
+            spark.conf.set(k, v)
+        return sorted(tuple(r) for r in spark.sql(query).collect())
+    finally:
+        for k, v in saved.items():
+            spark.conf.unset(k) if v is None else spark.conf.set(k, v)
+
+
+def answer_without_pruning(spark: SparkSession, query: str) -> list[tuple]:
+    return rows(spark, query, OFF)
+
+
+def checked(spark: SparkSession, query: str) -> tuple[list[tuple], dict[str, int]]:
+    """The query's rows with sparkbloom on, equal to the rows without pruning, and the pruning."""
+    got = rows(spark, query)
+    pruning = sparkbloom.last_pruning(spark)
+    assert got == answer_without_pruning(spark, query), query
+    return got, pruning
+
+
+def keys_frame(spark: SparkSession, start: int, count: int, files: int) -> DataFrame:
+    """Rows whose key is a UUID-like string: min/max statistics cannot prune it."""
+    return (spark.range(start, start + count, 1, files)
+            .select(F.col("id"), F.sha2(F.col("id").cast("string"), 256).alias("k"), (F.col("id") % 3).alias("p")))
+
+
+def key_of(spark: SparkSession, i: int) -> str:
+    return spark.sql(f"SELECT sha2('{i}', 256)").first()[0]
+
+
+def current_files(spark: SparkSession, table: str) -> set[str]:
+    return {Path(f).name for f in spark.table(table).inputFiles()}
+
+
+def assert_every_file_has_filters(spark: SparkSession, table: str, column: str) -> None:
+    report = sparkbloom.inspect(spark, table).where(F.col("column") == column).collect()
+    files = {Path(r["file"]).name for r in report}
+    assert files == current_files(spark, table)
+    missing = [(r["file"], r["row_group"]) for r in report if not r["has_filter"] and r["num_values"] > 0]
+    assert not missing, missing
+    # parquet-java's filters are powers of two, which every reader accepts
+    assert all(r["filter_bytes"] & (r["filter_bytes"] - 1) == 0 for r in report if r["has_filter"])
+
+
+def version(spark: SparkSession, table: str) -> int:
+    return spark.sql(f"DESCRIBE HISTORY {table}").agg(F.max("version")).first()[0]
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+def test_every_write_form_puts_filters_in_every_file(spark: SparkSession) -> None:
+    spark.sql("CREATE TABLE writes (id BIGINT, k STRING, p BIGINT) USING delta PARTITIONED BY (p) "
+              "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'delta.enableDeletionVectors' = 'false')")
+    spark.sql("INSERT INTO writes SELECT id, sha2(cast(id AS STRING), 256), id % 3 FROM range(0, 3000)")
+    assert_every_file_has_filters(spark, "writes", "k")
+    keys_frame(spark, 3000, 3000, 2).write.format("delta").mode("append").saveAsTable("writes")
+    source = keys_frame(spark, 5000, 2000, 2).withColumn("k", F.concat("k", F.lit("-merged")))
+    (DeltaTable.forName(spark, "writes").alias("t").merge(source.alias("s"), "t.id = s.id")
+     .whenMatchedUpdateAll().whenNotMatchedInsertAll().execute())
+    spark.sql("UPDATE writes SET k = concat(k, '-updated') WHERE id % 7 = 0")  # rewrites: no deletion vectors
+    spark.sql("DELETE FROM writes WHERE id % 11 = 0")
+    assert_every_file_has_filters(spark, "writes", "k")
+    before = current_files(spark, "writes")
+    spark.sql("OPTIMIZE writes")
+    assert current_files(spark, "writes").isdisjoint(before)
+    assert_every_file_has_filters(spark, "writes", "k")
+    got, pruning = checked(spark, f"SELECT id FROM writes WHERE k = '{key_of(spark, 14)}-updated'")
+    assert got == [(14,)] and pruning["files_total"] == 3 and pruning["files_skipped"] == 2
+
+
+def test_ctas_and_save_as_table_and_a_path_write_create_tables_with_filters(spark: SparkSession, table_dir: Path) -> None:
+    spark.sql("CREATE TABLE ctas USING delta TBLPROPERTIES ('bloom_filter_columns' = 'k') "
+              "AS SELECT id, sha2(cast(id AS STRING), 256) AS k FROM range(0, 2000)")
+    assert_every_file_has_filters(spark, "ctas", "k")
+    keys_frame(spark, 0, 2000, 2).write.format("delta").option("bloom_filter_columns", "k").saveAsTable("saved")
+    assert_every_file_has_filters(spark, "saved", "k")
+    assert dict(spark.sql("SHOW TBLPROPERTIES saved").collect())["bloom_filter_columns"] == "k"
+    # a path write under column mapping: the files name the column by its physical name
+    (keys_frame(spark, 0, 2000, 2).write.format("delta").partitionBy("p")
+     .option("bloom_filter_columns", "k").option("bloom_filter_fpp", "0.001")
+     .option("delta.columnMapping.mode", "name").save(str(table_dir)))
+    table = f"delta.`{table_dir}`"
+    assert_every_file_has_filters(spark, table, "k")
+    physical = {r["column"] for r in spark.read.parquet(*spark.table(table).inputFiles()[:1]).schema.jsonValue()["fields"]
+                for r in [{"column": r["name"]}]}
+    assert "k" not in physical  # the file says col-<uuid>; inspect showed the table's name
+    keys_frame(spark, 2000, 1000, 1).write.format("delta").mode("append").save(str(table_dir))
+    assert_every_file_has_filters(spark, table, "k")
+    _, pruning = checked(spark, f"SELECT id FROM {table} WHERE k = '{key_of(spark, 2500)}'")
+    assert pruning["files_skipped"] >= 1
+
+
+def test_bad_settings_fail_before_delta_commits_anything(spark: SparkSession, table_dir: Path) -> None:
+    with pytest.raises(Exception, match=r"\[sparkbloom\] column 'nope' in bloom_filter_columns does not exist"):
+        spark.sql("CREATE TABLE bad (id BIGINT, k STRING) USING delta TBLPROPERTIES ('bloom_filter_columns' = 'nope')")
+    assert not spark.catalog.tableExists("bad")
+    with pytest.raises(Exception, match=r"\[sparkbloom\] .*column mapping"):
+        spark.sql("CREATE TABLE bad (id BIGINT, k STRING) USING delta "
+                  "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'delta.columnMapping.mode' = 'name')")
+    assert not spark.catalog.tableExists("bad")
+    with pytest.raises(Exception, match=r"\[sparkbloom\] option 'bloom_filter_fpp' must be a number"):
+        keys_frame(spark, 0, 10, 1).write.format("delta").option("bloom_filter_columns", "k") \
+            .option("bloom_filter_fpp", "2").save(str(table_dir))
+    assert not table_dir.exists()
+    with pytest.raises(Exception, match=r"\[sparkbloom\] column 'p' is a partition column"):
+        keys_frame(spark, 0, 10, 1).write.format("delta").partitionBy("p") \
+            .option("bloom_filter_columns", "p").save(str(table_dir))
+    assert not table_dir.exists()
+    keys_frame(spark, 0, 10, 1).write.format("delta").option("bloom_filter_columns", "k").save(str(table_dir))
+    table = f"delta.`{table_dir}`"
+    before = version(spark, table)
+    with pytest.raises(Exception, match=r"\[sparkbloom\] this Delta table writes the Bloom filters its table properties name"):
+        keys_frame(spark, 10, 10, 1).write.format("delta").mode("append").option("bloom_filter_columns", "id") \
+            .save(str(table_dir))
+    with pytest.raises(Exception, match=r"\[sparkbloom\] unknown option 'bloom_filter_colums'"):
+        spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('bloom_filter_colums' = 'k')")
+    assert version(spark, table) == before
+    spark.sql(f"ALTER TABLE {table} UNSET TBLPROPERTIES ('bloom_filter_columns')")
+    left = [k for k in dict(spark.sql(f"SHOW TBLPROPERTIES {table}").collect()) if k.startswith("parquet.")]
+    assert left == []
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("use_metadata_row_index", ["true", "false"])
+def test_deletion_vectors_keep_deleted_rows_deleted_when_files_are_skipped(
+        spark: SparkSession, table_dir: Path, use_metadata_row_index: str) -> None:
+    spark.sql(f"CREATE TABLE delta.`{table_dir}` (id BIGINT, k STRING, p BIGINT) USING delta "
+              "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'delta.enableDeletionVectors' = 'true', "
+              "'parquet.block.size' = '65536')")  # many row groups per file
+    table = f"delta.`{table_dir}`"
+    keys_frame(spark, 0, 40000, 4).write.format("delta").mode("append").save(str(table_dir))
+    spark.sql(f"DELETE FROM {table} WHERE id % 5 = 0")
+    assert spark.sql(f"DESCRIBE HISTORY {table}").where("operation = 'DELETE'").first()["operationMetrics"][
+        "numDeletionVectorsAdded"] != "0"
+    spark.conf.set("spark.databricks.delta.deletionVectors.useMetadataRowIndex", use_metadata_row_index)
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "200000")  # splits inside files
+    try:
+        for i in (0, 1, 5, 39999, 20000, 20001):
+            got, pruning = checked(spark, f"SELECT id, k FROM {table} WHERE k = '{key_of(spark, i)}'")
+            assert [r[0] for r in got] == ([] if i % 5 == 0 else [i])
+            assert pruning["files_total"] == 4 and pruning["files_skipped"] == 3
+        keys = ", ".join(f"'{key_of(spark, i)}'" for i in range(100, 130))
+        got, _ = checked(spark, f"SELECT id FROM {table} WHERE k IN ({keys})")
+        assert [r[0] for r in got] == [i for i in range(100, 130) if i % 5]
+        assert rows(spark, f"SELECT count(*) FROM {table}") == [(32000,)]
+    finally:
+        spark.conf.unset("spark.databricks.delta.deletionVectors.useMetadataRowIndex")
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+
+
+@pytest.mark.parametrize("mode", ["name", "id"])
+def test_column_mapping_prunes_by_physical_column_after_rename_and_re_add(
+        spark: SparkSession, table_dir: Path, mode: str) -> None:
+    table = f"delta.`{table_dir}`"
+    spark.sql(f"CREATE TABLE {table} (id BIGINT, k STRING, p BIGINT) USING delta "
+              f"TBLPROPERTIES ('delta.columnMapping.mode' = '{mode}')")
+    spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('bloom_filter_columns' = 'k')")
+    keys_frame(spark, 0, 4000, 4).write.format("delta").mode("append").save(str(table_dir))
+    spark.sql(f"ALTER TABLE {table} RENAME COLUMN k TO old_k")
+    spark.sql(f"ALTER TABLE {table} ADD COLUMN k STRING")
+    spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('bloom_filter_columns' = 'old_k, k')")
+    spark.sql(f"INSERT INTO {table} SELECT id, 'x', id % 3, sha2(cast(id AS STRING), 256) FROM range(0, 100)")
+    key = key_of(spark, 7)
+    got, pruning = checked(spark, f"SELECT id FROM {table} WHERE old_k = '{key}'")
+    assert got == [(7,)] and pruning["files_skipped"] == pruning["files_total"] - 1
+    # `k` is another column now: the old files' column of that name must not answer for it
+    got, pruning = checked(spark, f"SELECT id FROM {table} WHERE k = '{key}'")
+    assert got == [(7,)]
+    got, _ = checked(spark, f"SELECT id FROM {table} WHERE old_k = '{key}' OR k = '{key_of(spark, 8)}'")
+    assert got == [(7,), (8,)]
+
+
+def test_time_travel_change_data_feed_and_row_tracking(spark: SparkSession, table_dir: Path) -> None:
+    table = f"delta.`{table_dir}`"
+    spark.sql(f"CREATE TABLE {table} (id BIGINT, k STRING, p BIGINT) USING delta TBLPROPERTIES "
+              "('bloom_filter_columns' = 'k', 'delta.enableChangeDataFeed' = 'true', 'delta.enableRowTracking' = 'true')")
+    keys_frame(spark, 0, 3000, 3).write.format("delta").mode("append").save(str(table_dir))
+    spark.sql(f"UPDATE {table} SET k = 'changed' WHERE id = 42")
+    key = key_of(spark, 42)
+    assert checked(spark, f"SELECT id FROM {table} WHERE k = '{key}'")[0] == []
+    got, pruning = checked(spark, f"SELECT id FROM {table} VERSION AS OF 1 WHERE k = '{key}'")
+    assert got == [(42,)] and pruning["files_skipped"] == 2
+    got, _ = checked(spark, f"SELECT id, _change_type FROM table_changes_by_path('{table_dir}', 2) WHERE k = '{key}'")
+    assert got == [(42, "update_preimage")]
+    got, _ = checked(spark, f"SELECT _metadata.row_id, id FROM {table} WHERE k = '{key_of(spark, 43)}'")
+    assert len(got) == 1 and got[0][1] == 43
+
+
+def test_explain_metrics_and_last_pruning_show_delta_pruning(spark: SparkSession, table_dir: Path) -> None:
+    keys_frame(spark, 0, 4000, 4).write.format("delta").option("bloom_filter_columns", "k").save(str(table_dir))
+    query = f"SELECT id FROM delta.`{table_dir}` WHERE k = '{key_of(spark, 3)}'"
+    for aqe in ("true", "false"):
+        spark.conf.set("spark.sql.adaptive.enabled", aqe)
+        try:
+            plan = spark.sql("EXPLAIN " + query).first()[0]
+            assert "BloomPruning files 4 -> 1" in plan, plan
+        finally:
+            spark.conf.unset("spark.sql.adaptive.enabled")
+    assert checked(spark, query)[1] | {"probe_time_ms": 0, "filter_bytes_read": 0} == {
+        "files_total": 4, "files_skipped": 3, "row_groups_total": 4, "row_groups_skipped": 3,
+        "join_keys": 0, "probe_time_ms": 0, "filter_bytes_read": 0}
+    spark.conf.set("spark.sparkbloom.enabled", "false")
+    try:
+        plan = spark.sql("EXPLAIN " + query).first()[0]
+        assert "BloomPruning" not in plan  # switched off, Delta's scan is planned as Delta plans it
+    finally:
+        spark.conf.unset("spark.sparkbloom.enabled")
+
+
+def test_inspect_sees_only_the_current_files_under_table_names(spark: SparkSession, table_dir: Path) -> None:
+    (keys_frame(spark, 0, 2000, 4).write.format("delta").option("bloom_filter_columns", "k")
+     .option("delta.columnMapping.mode", "name").save(str(table_dir)))
+    spark.sql(f"OPTIMIZE delta.`{table_dir}`")
+    on_disk = {p.name for p in table_dir.rglob("*.parquet")}
+    report = sparkbloom.inspect(spark, str(table_dir), ["k"]).collect()
+    current = current_files(spark, f"delta.`{table_dir}`")
+    assert len(current) == 1 and current < on_disk and {Path(r["file"]).name for r in report} == current
+    assert {r["column"] for r in report} == {"k"} and all(r["has_filter"] for r in report)
+    probe = sparkbloom.might_contain(spark, str(table_dir), "k", [key_of(spark, 5), "absent"]).collect()
+    assert {r["value"]: r["might_contain"] for r in probe}[key_of(spark, 5)] is True
+    sql = spark.sql(f"SELECT count(*) FROM sparkbloom_inspect('{table_dir}')").first()[0]
+    assert sql == 3  # one file: id, k, p
+
+
+ORDER_SCRIPT = """
+import sys, uuid
+import sparkbloom
+from pyspark.sql import SparkSession
+jars, extensions, path = sys.argv[1], sys.argv[2], sys.argv[3]
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.jars", jars + "," + sparkbloom.jar_path())
+         .config("spark.sql.extensions", extensions)
+         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+         .config("spark.databricks.delta.snapshotPartitions", "2").getOrCreate())
+spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT, k STRING) USING delta TBLPROPERTIES "
+          "('bloom_filter_columns' = 'k', 'delta.enableDeletionVectors' = 'true', 'delta.columnMapping.mode' = 'none')")
+spark.range(0, 4000, 1, 4).selectExpr("id", "sha2(cast(id AS STRING), 256) AS k").write.format("delta").mode("append").save(path)
+spark.sql(f"DELETE FROM delta.`{path}` WHERE id % 2 = 0")
+for i in (6, 7):
+    got = spark.sql(f"SELECT id FROM delta.`{path}` WHERE k = sha2('{i}', 256)").collect()
+    print(i, [r[0] for r in got], sparkbloom.last_pruning(spark)["files_skipped"])
+spark.range(0, 10).write.parquet(path + "-plain")
+spark.sql(f"SELECT * FROM parquet.`{path}-plain` WHERE id = 3").collect()
+print("plain", sparkbloom.last_pruning(spark)["files_total"])
+"""
+
+
+def test_sparkbloom_listed_before_delta_prunes_delta_and_keeps_its_deletion_vectors(tmp_path: Path) -> None:
+    """The shared session lists Delta's extension first; here, in a JVM of its own, sparkbloom's is."""
+    order = ["sparkbloom.SparkBloomExtensions", DELTA_EXTENSION]
+    out = run_child(ORDER_SCRIPT, ",".join(delta_jars()), ",".join(order), str(tmp_path / "t")).splitlines()
+    assert "6 [] 3" in out and "7 [7] 3" in out and "plain 1" in out, out
