@@ -33,17 +33,18 @@ def repeats_and_output(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument("--output", default=str(Path(__file__).resolve().parent / "results" / f"{name}.json"))
 
 
-def fresh_run(args: argparse.Namespace, app: str) -> tuple[SparkSession, Path, Path]:
+def fresh_run(args: argparse.Namespace, app: str,
+              extra: dict[str, str] | None = None) -> tuple[SparkSession, Path, Path]:
     """The benchmark's session, an empty work directory and the output path (its directory made)."""
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    spark = bench_session(app)
+    spark = bench_session(app, extra)
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)
     return spark, work, out
 
 
-def bench_session(app: str) -> SparkSession:
+def bench_session(app: str, extra: dict[str, str] | None = None) -> SparkSession:
     spark = sparkbloom.session(
         master="local[2]",
         app_name=app,
@@ -54,6 +55,7 @@ def bench_session(app: str) -> SparkSession:
             "spark.sql.shuffle.partitions": "8",
             # bytes are measured from the file system's counters: no vectored reads
             "spark.hadoop.parquet.hadoop.vectored.io.enabled": "false",
+            **(extra or {}),
         },
     )
     spark.sparkContext.setLogLevel("ERROR")

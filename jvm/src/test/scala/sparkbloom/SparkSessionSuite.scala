@@ -12,6 +12,12 @@ trait SparkSessionSuite extends BeforeAndAfterAll { self: Suite =>
 
   protected def sessionConf: Map[String, String] = Map.empty
 
+  /** Runs `body` with these session settings, then unsets them. */
+  protected def withConf[T](settings: (String, String)*)(body: => T): T = {
+    settings.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body finally settings.foreach { case (k, _) => spark.conf.unset(k) }
+  }
+
   override protected def beforeAll(): Unit = {
     super.beforeAll()
     val builder = SparkSession.builder()

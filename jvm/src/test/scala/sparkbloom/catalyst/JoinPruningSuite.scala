@@ -39,11 +39,6 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
     path
   }
 
-  private def withConf[T](conf: (String, String)*)(body: => T): T = {
-    conf.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body finally conf.foreach { case (k, _) => spark.conf.unset(k) }
-  }
-
   private def views(): Unit = {
     spark.read.parquet(fact).createOrReplaceTempView("fact")
     spark.read.parquet(dim).createOrReplaceTempView("dim")

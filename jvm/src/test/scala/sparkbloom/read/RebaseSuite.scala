@@ -23,11 +23,6 @@ class RebaseSuite extends AnyFunSuite with SparkSessionSuite {
 
   private val dates = (0 until 100).map(i => java.time.LocalDate.of(1000, 1, 1).plusDays(i * 7L))
 
-  private def withConf[T](settings: (String, String)*)(body: => T): T = {
-    settings.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body finally settings.foreach { case (k, _) => spark.conf.unset(k) }
-  }
-
   /** 100 old dates and timestamps, one per row, written in LEGACY mode with sparkbloom filters. */
   private lazy val legacyTable: String = withConf("spark.sql.parquet.datetimeRebaseModeInWrite" -> "LEGACY") {
     val path = Files.createTempDirectory("sparkbloom-rebase").toString + "/t"
