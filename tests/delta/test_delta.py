@@ -279,3 +279,16 @@ def test_sparkbloom_listed_before_delta_prunes_delta_and_keeps_its_deletion_vect
     order = ["sparkbloom.SparkBloomExtensions", DELTA_EXTENSION]
     out = run_child(ORDER_SCRIPT, ",".join(delta_jars()), ",".join(order), str(tmp_path / "t")).splitlines()
     assert "6 [] 3" in out and "7 [7] 3" in out and "plain 1" in out, out
+
+
+def test_parquet_scans_prune_with_delta_listed_first(spark: SparkSession, tmp_path: Path) -> None:
+    """Delta's planner plans every file scan when its extension comes first (this session's
+    order): plain Parquet scans are still pruned, files and row groups, and joins still answer."""
+    path = str(tmp_path / "plain")
+    keys_frame(spark, 0, 4000, 4).write.option("bloom_filter_columns", "k").parquet(path)
+    got, pruning = checked(spark, f"SELECT id FROM parquet.`{path}` WHERE k = '{key_of(spark, 9)}'")
+    assert got == [(9,)] and pruning["files_total"] == 4 and pruning["files_skipped"] == 3
+    assert "BloomPruning files 4 -> 0" in spark.sql(f"EXPLAIN SELECT id FROM parquet.`{path}` WHERE k = 'x'").first()[0]
+    spark.createDataFrame([(key_of(spark, i),) for i in (3, 5, 3000)], "k STRING").createOrReplaceTempView("wanted")
+    got, _ = checked(spark, f"SELECT f.id FROM parquet.`{path}` f JOIN wanted w ON f.k = w.k")
+    assert got == [(3,), (5,), (3000,)]

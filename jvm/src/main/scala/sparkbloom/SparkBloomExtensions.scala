@@ -2,8 +2,8 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, DeltaScanRule, DeltaWriteRule,
-  InspectionTableFunctions, JoinKeysStrategy}
+import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, DeltaWriteRule,
+  InspectionTableFunctions, JoinKeysStrategy, ScanPruningRule}
 
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.
@@ -18,8 +18,8 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPostHocResolutionRule(BloomCacheInvalidation)
     extensions.injectPlannerStrategy(BloomScanStrategy(_))
     extensions.injectPlannerStrategy(JoinKeysStrategy(_))
-    extensions.injectColumnar(DeltaScanRule.columnar)
-    extensions.injectQueryStagePrepRule(DeltaScanRule(_))
+    extensions.injectColumnar(ScanPruningRule.columnar)
+    extensions.injectQueryStagePrepRule(ScanPruningRule(_))
     extensions.injectTableFunction(InspectionTableFunctions.inspect)
     extensions.injectTableFunction(InspectionTableFunctions.probe)
   }

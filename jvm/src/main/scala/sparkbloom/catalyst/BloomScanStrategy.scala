@@ -92,13 +92,15 @@ private[sparkbloom] object BloomScanStrategy {
    */
   def plansScan(plan: LogicalPlan): Boolean = plan match {
     case relation: LogicalRelation => relation.relation match {
-      case fs: HadoopFsRelation => fs.fileFormat.getClass == classOf[ParquetFileFormat] &&
-        !fs.location.isInstanceOf[BloomPruningFileIndex]
+      case fs: HadoopFsRelation => plansRelation(fs)
       case _ => false
     }
     case relation: DataSourceV2ScanRelation => relation.scan.getClass == classOf[ParquetScan]
     case _ => false
   }
+
+  def plansRelation(fs: HadoopFsRelation): Boolean =
+    fs.fileFormat.getClass == classOf[ParquetFileFormat] && !fs.location.isInstanceOf[BloomPruningFileIndex]
 
   /** Names of the partition columns of a scan [[plansScan]] accepts. */
   def partitionColumns(plan: LogicalPlan): Seq[String] = plan match {

@@ -1,0 +1,77 @@
+package sparkbloom.catalyst
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.execution.{ColumnarRule, FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+
+import sparkbloom.SparkBloomConf
+import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats}
+
+/**
+ * Bloom-filter pruning of file scans another planner strategy planned, over the physical
+ * plan, so that it works whatever the order of `spark.sql.extensions`. Registered to run
+ * before columnar transitions (every plan) and to prepare adaptive plans (whose first plan
+ * EXPLAIN shows).
+ *
+ *  - **Delta Lake scans**, on the files Delta's partition pruning and min/max skipping left.
+ *    Delta plans its own scans (its strategy adds the deletion vector filter and the row
+ *    index), so this rule only wraps the scan's Delta file index: Delta's format, the scan's
+ *    columns and filters, and each file's metadata (its deletion vector, row ids) stay as
+ *    they are. It drops whole files only; tasks still read with Delta's reader, which skips
+ *    row groups with parquet-java.
+ *  - **Parquet scans** that [[BloomScanStrategy]] did not plan because a strategy listed
+ *    before it did (Delta's plans every file scan), pruned as that strategy would, files and
+ *    row groups; join keys ([[JoinKeysStrategy]]) reach only the scans it plans itself.
+ */
+private[sparkbloom] final case class ScanPruningRule(session: SparkSession) extends Rule[SparkPlan] {
+  import ScanPruningRule.{deltaColumns, isUnprunedDeltaScan}
+
+  override def apply(plan: SparkPlan): SparkPlan =
+    if (!SparkBloomConf.enabled(session.sessionState.conf)) plan
+    else plan.transformUp {
+      case scan: FileSourceScanExec if isUnprunedDeltaScan(scan.relation) =>
+        whenJudgeable(scan)(withIndex(scan, selectRowGroups = false, deltaColumns(scan.relation), scan.relation.fileFormat))
+      case scan: FileSourceScanExec if BloomScanStrategy.plansRelation(scan.relation) =>
+        val fs = scan.relation
+        whenJudgeable(scan)(withIndex(scan, SparkBloomConf.pruneRowGroups(session.sessionState.conf),
+          FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema), new BloomReadParquetFileFormat))
+    }
+
+  private def whenJudgeable(scan: FileSourceScanExec)(pruned: => FileSourceScanExec): SparkPlan =
+    if (PointPredicate.fromFilters(scan.dataFilters).isEmpty) {
+      PruningStats.recordLast(session, PruningStats.Empty)
+      scan
+    } else BloomPruningExec(pruned)
+
+  private def withIndex(scan: FileSourceScanExec, selectRowGroups: Boolean, columns: FileColumns,
+      format: org.apache.spark.sql.execution.datasources.FileFormat): FileSourceScanExec = {
+    val fs = scan.relation
+    val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups, columns)
+    scan.copy(relation = fs.copy(location = index, fileFormat = format)(fs.sparkSession))
+  }
+}
+
+private[sparkbloom] object ScanPruningRule extends Logging {
+
+  /** The rule as Spark's columnar hook runs it, on every physical plan. */
+  def columnar(session: SparkSession): ColumnarRule = new ColumnarRule {
+    override def preColumnarTransitions: Rule[SparkPlan] = ScanPruningRule(session)
+  }
+
+  /** A Delta scan that has not been given sparkbloom's index yet. */
+  def isUnprunedDeltaScan(relation: HadoopFsRelation): Boolean =
+    !relation.location.isInstanceOf[BloomPruningFileIndex] && DeltaTables.isDeltaScan(relation)
+
+  /** Where the table's columns are in its files; a Delta that does not say gets no judging. */
+  private def deltaColumns(relation: HadoopFsRelation): FileColumns =
+    try DeltaTables.scanColumns(relation)
+    catch {
+      case NonFatal(e) =>
+        logWarning(s"sparkbloom does not prune this Delta scan: its column mapping is unknown ($e)")
+        FileColumns.NotJudged
+    }
+}
