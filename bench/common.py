@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,6 +128,7 @@ class Measured:
     files_read: int
     bytes_read: int
     result: Any
+    frame: DataFrame
 
 
 def measure_once(spark: SparkSession, run: Callable[[], DataFrame]) -> Measured:
@@ -140,15 +142,59 @@ def measure_once(spark: SparkSession, run: Callable[[], DataFrame]) -> Measured:
     result = df.collect()
     seconds = time.perf_counter() - start
     read = fs_bytes_read(spark) - before
-    tracker = sc.statusTracker()
+    tasks = tasks_of_group(spark, group)
+    sc.setJobGroup("", "")
+    return Measured(seconds, tasks, scan_files_read(df), read, result, df)
+
+
+def tasks_of_group(spark: SparkSession, group: str) -> int:
+    tracker = spark.sparkContext.statusTracker()
     tasks = 0
     for job in tracker.getJobIdsForGroup(group):
         info = tracker.getJobInfo(job)
         for stage in info.stageIds if info else []:
             stage_info = tracker.getStageInfo(stage)
             tasks += stage_info.numTasks if stage_info else 0
-    sc.setJobGroup("", "")
-    return Measured(seconds, tasks, scan_files_read(df), read, result)
+    return tasks
+
+
+def planning_tasks(spark: SparkSession, plan: Callable[[], DataFrame]) -> int:
+    """Tasks that planning a query runs (Delta's data skipping is a Spark job over its log)."""
+    group = f"plan-{time.monotonic_ns()}"
+    spark.sparkContext.setJobGroup(group, group)
+    plan()._jdf.queryExecution().executedPlan()
+    tasks = tasks_of_group(spark, group)
+    spark.sparkContext.setJobGroup("", "")
+    return tasks
+
+
+Results = dict[str, dict[str, dict[str, float]]]
+
+
+def interleaved(spark: SparkSession, layouts: list[str], queries: list[str], repeats: int, sparkbloom_layout: str,
+                run: Callable[[str, str], DataFrame],
+                counts: Callable[[str, str, Measured], dict[str, float]]) -> Results:
+    """Every query on every layout, layouts interleaved within each round, sparkbloom on for
+    its layout only (the others are vanilla Spark): per layout and query, the median seconds
+    and the last round's ``counts`` (of layout, query and measurement). Round 0 warms up (JIT, caches) and is not counted."""
+    times: dict[tuple[str, str], list[float]] = {}
+    last: dict[tuple[str, str], dict[str, float]] = {}
+    for round_ in range(repeats + 1):
+        for query in queries:
+            for layout in layouts:
+                spark.conf.set("spark.sparkbloom.enabled", str(layout == sparkbloom_layout).lower())
+                m = measure_once(spark, lambda: run(layout, query))
+                if round_ == 0:
+                    continue
+                times.setdefault((layout, query), []).append(m.seconds)
+                last[(layout, query)] = {"tasks": m.tasks, "files_read": m.files_read, "bytes_read": m.bytes_read,
+                                         **counts(layout, query, m)}
+        print(f"round {round_} done", flush=True)
+    spark.conf.unset("spark.sparkbloom.enabled")
+    results: Results = {}
+    for (layout, query), seconds in times.items():
+        results.setdefault(layout, {})[query] = {"seconds": statistics.median(seconds), **last[(layout, query)]}
+    return results
 
 
 def scan_files_read(df: DataFrame) -> int:

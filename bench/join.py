@@ -13,13 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
 from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession, functions as F
 
-from common import (block_size, fresh_run, layouts, lookup_table, lookup_table_arguments, measure_once, plan_metric,
-                    repeats_and_output)
+from common import (Measured, block_size, fresh_run, interleaved, layouts, lookup_table, lookup_table_arguments,
+                    plan_metric, repeats_and_output)
 
 HERE = Path(__file__).resolve().parent
 SPARKBLOOM = "e_sparkbloom"
@@ -101,41 +100,21 @@ def rows_groups_holding(path: Path, keys: set[str]) -> int:
 
 def run_interleaved(spark: SparkSession, work: Path, queries: dict[str, str],
                     repeats: int) -> dict[str, dict[str, dict[str, float]]]:
-    times: dict[tuple[str, str], list[float]] = {}
-    last: dict[tuple[str, str], dict[str, float]] = {}
-    # Round 0 is the warm-up (JIT, caches of footers and filters); it is not counted.
-    for round_ in range(repeats + 1):
-        for query_name, sql in queries.items():
-            for name in LAYOUTS:
-                # sparkbloom only acts on its own layout; the others are vanilla Spark
-                spark.conf.set("spark.sparkbloom.enabled", str(name == SPARKBLOOM).lower())
-                files = SPARKBLOOM if name == SPARKBLOOM_OFF else name
-                spark.read.parquet(str(work / files)).createOrReplaceTempView("fact")
-                holder: dict[str, DataFrame] = {}
+    def run(name: str, query: str) -> DataFrame:
+        files = SPARKBLOOM if name == SPARKBLOOM_OFF else name
+        spark.read.parquet(str(work / files)).createOrReplaceTempView("fact")
+        return spark.sql(queries[query])
 
-                def run(sql: str = sql) -> DataFrame:
-                    holder["df"] = spark.sql(sql)
-                    return holder["df"]
+    def counts(_name: str, _query: str, m: Measured) -> dict[str, float]:
+        return {
+            "rows": len(m.result),
+            "row_groups_total": plan_metric(m.frame, "bloomRowGroupsTotal"),
+            "row_groups_skipped": plan_metric(m.frame, "bloomRowGroupsSkipped"),
+            "join_keys": plan_metric(m.frame, "bloomJoinKeys"),
+            "probe_time_ms": plan_metric(m.frame, "bloomProbeTimeMs"),
+        }
 
-                m = measure_once(spark, run)
-                if round_ == 0:
-                    continue
-                times.setdefault((name, query_name), []).append(m.seconds)
-                df = holder["df"]
-                last[(name, query_name)] = {
-                    "tasks": m.tasks, "files_read": m.files_read, "bytes_read": m.bytes_read,
-                    "rows": len(m.result),
-                    "row_groups_total": plan_metric(df, "bloomRowGroupsTotal"),
-                    "row_groups_skipped": plan_metric(df, "bloomRowGroupsSkipped"),
-                    "join_keys": plan_metric(df, "bloomJoinKeys"),
-                    "probe_time_ms": plan_metric(df, "bloomProbeTimeMs"),
-                }
-        print(f"round {round_} done", flush=True)
-    spark.conf.unset("spark.sparkbloom.enabled")
-    results: dict[str, dict[str, dict[str, float]]] = {}
-    for (name, query), seconds in times.items():
-        results.setdefault(name, {})[query] = {"seconds": statistics.median(seconds), **last[(name, query)]}
-    return results
+    return interleaved(spark, list(LAYOUTS), list(queries), repeats, SPARKBLOOM, run, counts)
 
 
 def print_table(results: dict[str, dict[str, dict[str, float]]], row_groups: int) -> None:

@@ -15,15 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
 from pathlib import Path
 from typing import Callable
 
 from pyspark.sql import DataFrame, SparkSession, functions as F
 
 import sparkbloom
-from common import (block_size, fresh_run, layouts, lookup_table, lookup_table_arguments, measure_once,
-                    repeats_and_output)
+from common import (Measured, Results, block_size, fresh_run, interleaved, layouts, lookup_table,
+                    lookup_table_arguments, repeats_and_output)
 
 HERE = Path(__file__).resolve().parent
 ABSENT_UUID = "7f3a9c2e-1b4d-4e8f-9a6b-0c5d2e7f1a3b"
@@ -96,36 +95,19 @@ def queries(t: DataFrame, keys: dict[str, object]) -> dict[str, Callable[[], Dat
 
 
 def run_interleaved(spark: SparkSession, tables: dict[str, DataFrame], keys: dict[str, object], repeats: int,
-                    shape: str) -> dict[str, dict[str, dict[str, float]]]:
-    def use_sparkbloom(name: str) -> None:
-        # sparkbloom only acts on its own layout; the others are vanilla Spark
-        spark.conf.set("spark.sparkbloom.enabled", str(name == SPARKBLOOM).lower())
-
+                    shape: str) -> Results:
     per_table = {name: queries(t, keys) for name, t in tables.items()}
-    query_names = list(next(iter(per_table.values())))
-    times: dict[tuple[str, str], list[float]] = {}
-    last: dict[tuple[str, str], dict[str, float]] = {}
-    # Round 0 is the warm-up (JIT, caches of footers and filters); it is not counted.
-    for round_ in range(repeats + 1):
-        for query in query_names:
-            for name, runs in per_table.items():
-                use_sparkbloom(name)
-                m = measure_once(spark, runs[query])
-                if round_ == 0:
-                    continue
-                times.setdefault((name, query), []).append(m.seconds)
-                counts = {"tasks": m.tasks, "files_read": m.files_read, "bytes_read": m.bytes_read}
-                if name == SPARKBLOOM:
-                    pruning = sparkbloom.last_pruning(spark)
-                    counts["row_groups_read"] = pruning["row_groups_total"] - pruning["row_groups_skipped"]
-                    counts["row_groups_total"] = pruning["row_groups_total"]
-                    counts["probe_time_ms"] = pruning["probe_time_ms"]
-                last[(name, query)] = counts
-        print(f"[{shape}] round {round_} done", flush=True)
-    results: dict[str, dict[str, dict[str, float]]] = {}
-    for (name, query), seconds in times.items():
-        results.setdefault(name, {})[query] = {"seconds": statistics.median(seconds), **last[(name, query)]}
-    return results
+
+    def counts(name: str, _query: str, _: Measured) -> dict[str, float]:
+        if name != SPARKBLOOM:
+            return {}
+        pruning = sparkbloom.last_pruning(spark)
+        return {"row_groups_read": pruning["row_groups_total"] - pruning["row_groups_skipped"],
+                "row_groups_total": pruning["row_groups_total"], "probe_time_ms": pruning["probe_time_ms"]}
+
+    print(f"[{shape}]", flush=True)
+    return interleaved(spark, list(per_table), list(next(iter(per_table.values()))), repeats, SPARKBLOOM,
+                       lambda name, query: per_table[name][query](), counts)
 
 
 def print_table(shape: str, results: dict[str, dict[str, dict[str, float]]]) -> None:

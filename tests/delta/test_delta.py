@@ -262,12 +262,17 @@ spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "fal
          .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
          .config("spark.databricks.delta.snapshotPartitions", "2").getOrCreate())
 spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT, k STRING) USING delta TBLPROPERTIES "
-          "('bloom_filter_columns' = 'k', 'delta.enableDeletionVectors' = 'true', 'delta.columnMapping.mode' = 'none')")
+          "('delta.enableDeletionVectors' = 'true', 'delta.columnMapping.mode' = 'name')")
+spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('bloom_filter_columns' = 'k')")
 spark.range(0, 4000, 1, 4).selectExpr("id", "sha2(cast(id AS STRING), 256) AS k").write.format("delta").mode("append").save(path)
 spark.sql(f"DELETE FROM delta.`{path}` WHERE id % 2 = 0")
-for i in (6, 7):
-    got = spark.sql(f"SELECT id FROM delta.`{path}` WHERE k = sha2('{i}', 256)").collect()
-    print(i, [r[0] for r in got], sparkbloom.last_pruning(spark)["files_skipped"])
+for enabled in ("true", "false"):
+    spark.conf.set("spark.sparkbloom.enabled", enabled)
+    print("count", enabled, spark.sql(f"SELECT count(*), sum(id) FROM delta.`{path}`").first()[:])
+    for i in (6, 7):
+        got = spark.sql(f"SELECT id FROM delta.`{path}` WHERE k = sha2('{i}', 256)").collect()
+        print(i, enabled, [r[0] for r in got], sparkbloom.last_pruning(spark).get("files_skipped", 0))
+spark.conf.set("spark.sparkbloom.enabled", "true")
 spark.range(0, 10).write.parquet(path + "-plain")
 spark.sql(f"SELECT * FROM parquet.`{path}-plain` WHERE id = 3").collect()
 print("plain", sparkbloom.last_pruning(spark)["files_total"])
@@ -278,7 +283,9 @@ def test_sparkbloom_listed_before_delta_prunes_delta_and_keeps_its_deletion_vect
     """The shared session lists Delta's extension first; here, in a JVM of its own, sparkbloom's is."""
     order = ["sparkbloom.SparkBloomExtensions", DELTA_EXTENSION]
     out = run_child(ORDER_SCRIPT, ",".join(delta_jars()), ",".join(order), str(tmp_path / "t")).splitlines()
-    assert "6 [] 3" in out and "7 [7] 3" in out and "plain 1" in out, out
+    assert "6 true [] 3" in out and "7 true [7] 3" in out and "plain 1" in out, out
+    assert "6 false [] 0" in out and "7 false [7] 0" in out, out
+    assert "count true (2000, 4000000)" in out and "count false (2000, 4000000)" in out, out
 
 
 def test_parquet_scans_prune_with_delta_listed_first(spark: SparkSession, tmp_path: Path) -> None:

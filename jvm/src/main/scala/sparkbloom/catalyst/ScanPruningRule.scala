@@ -30,22 +30,24 @@ import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats}
 private[sparkbloom] final case class ScanPruningRule(session: SparkSession) extends Rule[SparkPlan] {
   import ScanPruningRule.{deltaColumns, isUnprunedDeltaScan}
 
-  override def apply(plan: SparkPlan): SparkPlan =
-    if (!SparkBloomConf.enabled(session.sessionState.conf)) plan
-    else plan.transformUp {
-      case scan: FileSourceScanExec if isUnprunedDeltaScan(scan.relation) =>
-        whenJudgeable(scan)(withIndex(scan, selectRowGroups = false, deltaColumns(scan.relation), scan.relation.fileFormat))
-      case scan: FileSourceScanExec if BloomScanStrategy.plansRelation(scan.relation) =>
-        val fs = scan.relation
-        whenJudgeable(scan)(withIndex(scan, SparkBloomConf.pruneRowGroups(session.sessionState.conf),
-          FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema), new BloomReadParquetFileFormat))
-    }
+  override def apply(plan: SparkPlan): SparkPlan = plan.transformUp {
+    case scan: FileSourceScanExec if isUnprunedDeltaScan(scan.relation) =>
+      if (judgeable(scan)) BloomPruningExec(withIndex(scan, selectRowGroups = false, deltaColumns(scan.relation),
+        scan.relation.fileFormat))
+      else {
+        // as for the Parquet scans BloomScanStrategy passes over: the last pruning is none
+        PruningStats.recordLast(session, PruningStats.Empty)
+        scan
+      }
+    case scan: FileSourceScanExec if BloomScanStrategy.plansRelation(scan.relation) && judgeable(scan) =>
+      val conf = session.sessionState.conf
+      BloomPruningExec(withIndex(scan, SparkBloomConf.pruneRowGroups(conf),
+        FileColumns.ofParquetScan(conf, scan.relation.dataSchema), new BloomReadParquetFileFormat))
+  }
 
-  private def whenJudgeable(scan: FileSourceScanExec)(pruned: => FileSourceScanExec): SparkPlan =
-    if (PointPredicate.fromFilters(scan.dataFilters).isEmpty) {
-      PruningStats.recordLast(session, PruningStats.Empty)
-      scan
-    } else BloomPruningExec(pruned)
+  /** Switched off, or with nothing to judge, a scan stays exactly as it was planned. */
+  private def judgeable(scan: FileSourceScanExec): Boolean =
+    SparkBloomConf.enabled(session.sessionState.conf) && PointPredicate.fromFilters(scan.dataFilters).isDefined
 
   private def withIndex(scan: FileSourceScanExec, selectRowGroups: Boolean, columns: FileColumns,
       format: org.apache.spark.sql.execution.datasources.FileFormat): FileSourceScanExec = {
