@@ -8,7 +8,6 @@ off (``answer_without_pruning``); pruning counts come from ``sparkbloom.last_pru
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 import pytest
@@ -133,6 +132,10 @@ def test_bad_settings_fail_before_delta_commits_anything(spark: SparkSession, ta
         keys_frame(spark, 0, 10, 1).write.format("delta").partitionBy("p") \
             .option("bloom_filter_columns", "p").save(str(table_dir))
     assert not table_dir.exists()
+    with pytest.raises(Exception, match=r"(?i)\[sparkbloom\] an idempotent Delta write \(txnAppId, txnVersion\)"):
+        keys_frame(spark, 0, 10, 1).write.format("delta").option("bloom_filter_columns", "k") \
+            .option("txnAppId", "job").option("txnVersion", "1").save(str(table_dir))
+    assert not table_dir.exists()
     keys_frame(spark, 0, 10, 1).write.format("delta").option("bloom_filter_columns", "k").save(str(table_dir))
     table = f"delta.`{table_dir}`"
     before = version(spark, table)
@@ -172,6 +175,8 @@ def test_deletion_vectors_keep_deleted_rows_deleted_when_files_are_skipped(
         got, _ = checked(spark, f"SELECT id FROM {table} WHERE k IN ({keys})")
         assert [r[0] for r in got] == [i for i in range(100, 130) if i % 5]
         assert rows(spark, f"SELECT count(*) FROM {table}") == [(32000,)]
+        # the deletion vector filter on every scan is nothing to judge: planned as by Delta
+        assert "BloomPruning" not in spark.sql(f"EXPLAIN SELECT count(*) FROM {table} WHERE id > 5").first()[0]
     finally:
         spark.conf.unset("spark.databricks.delta.deletionVectors.useMetadataRowIndex")
         spark.conf.unset("spark.sql.files.maxPartitionBytes")

@@ -56,6 +56,7 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
         case Some(state) => requireTableSettings(w.options, state); w
         case None =>
           keysFor(w.options, w.query.schema, partitionColumnsOption(w.options), filePath = identity)
+          requireNoTransaction(w.options)
           CreateDeltaTableWithFilters(w, path, bloomOptions(w.options))
       }
     case a: AppendData if mentioned(a.writeOptions) => requireTableSettingsOf(a.writeOptions, a.table); a
@@ -86,6 +87,20 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
       val keys = keysFor(settings, schema, identityColumns, filePath = identity)
       resolved.copy(properties = resolved.properties ++ bloomOptions(writeOptions) ++ keys)
     case unresolved => unresolved
+  }
+
+  /**
+   * An idempotent write (Delta's `txnAppId`/`txnVersion`) cannot create a table with filters:
+   * [[CreateDeltaTableWithFilters]] commits three times, and the first commit would record
+   * the transaction, so that Delta would skip the write of the rows as already done.
+   */
+  private def requireNoTransaction(options: Map[String, String]): Unit = {
+    val txn = options.keys.filter(k => TransactionOptions.exists(_.equalsIgnoreCase(k))) ++
+      TransactionOptions.map("spark.databricks.delta.write." + _).filter(session.conf.getOption(_).isDefined)
+    if (txn.nonEmpty) {
+      fail(s"an idempotent Delta write (${txn.mkString(", ")}) cannot create a table with Bloom filters: create " +
+        s"the table first with TBLPROPERTIES ('${BloomWriteOptions.Columns}' = '...'), then write to it")
+    }
   }
 
   private def keysFor(settings: Map[String, String], state: DeltaTables.DeltaState): Map[String, String] =
@@ -126,6 +141,7 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
 private[sparkbloom] object DeltaWriteRule {
   val ColumnMappingKey = "delta.columnMapping.mode"
   val DefaultColumnMappingKey = "spark.databricks.delta.properties.defaults.columnMapping.mode"
+  private val TransactionOptions = Seq("txnAppId", "txnVersion")
 
   def mentioned(settings: Map[String, String]): Boolean = BloomWriteOptions.mentioned(settings)
 

@@ -32,22 +32,29 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
 
   override def apply(plan: SparkPlan): SparkPlan = plan.transformUp {
     case scan: FileSourceScanExec if isUnprunedDeltaScan(scan.relation) =>
-      if (judgeable(scan)) BloomPruningExec(withIndex(scan, selectRowGroups = false, deltaColumns(scan.relation),
-        scan.relation.fileFormat))
-      else {
+      val columns = deltaColumns(scan.relation)
+      if (judgeable(scan, columns)) {
+        BloomPruningExec(withIndex(scan, selectRowGroups = false, columns, scan.relation.fileFormat))
+      } else {
         // as for the Parquet scans BloomScanStrategy passes over: the last pruning is none
         PruningStats.recordLast(session, PruningStats.Empty)
         scan
       }
-    case scan: FileSourceScanExec if BloomScanStrategy.plansRelation(scan.relation) && judgeable(scan) =>
+    case scan: FileSourceScanExec if BloomScanStrategy.plansRelation(scan.relation) =>
       val conf = session.sessionState.conf
-      BloomPruningExec(withIndex(scan, SparkBloomConf.pruneRowGroups(conf),
-        FileColumns.ofParquetScan(conf, scan.relation.dataSchema), new BloomReadParquetFileFormat))
+      val columns = FileColumns.ofParquetScan(conf, scan.relation.dataSchema)
+      if (!judgeable(scan, columns)) scan
+      else BloomPruningExec(withIndex(scan, SparkBloomConf.pruneRowGroups(conf), columns, new BloomReadParquetFileFormat))
   }
 
-  /** Switched off, or with nothing to judge, a scan stays exactly as it was planned. */
-  private def judgeable(scan: FileSourceScanExec): Boolean =
-    SparkBloomConf.enabled(session.sessionState.conf) && PointPredicate.fromFilters(scan.dataFilters).isDefined
+  /**
+   * Switched off, or with nothing to judge in the files' columns, a scan stays exactly as it
+   * was planned: Delta puts its deletion vector filter (`__delta_internal_is_row_deleted = 0`)
+   * on every scan of a table with deletion vectors, which is no column of the files.
+   */
+  private def judgeable(scan: FileSourceScanExec, columns: FileColumns): Boolean =
+    SparkBloomConf.enabled(session.sessionState.conf) &&
+      PointPredicate.fromFilters(scan.dataFilters).flatMap(columns.resolve).isDefined
 
   private def withIndex(scan: FileSourceScanExec, selectRowGroups: Boolean, columns: FileColumns,
       format: org.apache.spark.sql.execution.datasources.FileFormat): FileSourceScanExec = {
