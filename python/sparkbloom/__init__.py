@@ -5,6 +5,7 @@ exposes the extension's configuration and helpers.
 """
 
 from sparkbloom.errors import SparkBloomError
+from sparkbloom.index import build_index, describe_index, drop_index
 from sparkbloom.inspect import INSPECT_COLUMNS, inspect, might_contain
 from sparkbloom.jar import SPARK_LINES, UnsupportedSparkVersion, jar_path
 from sparkbloom.options import write_options
@@ -18,7 +19,10 @@ __all__ = [
     "SPARK_LINES",
     "SparkBloomError",
     "UnsupportedSparkVersion",
+    "build_index",
     "configure",
+    "describe_index",
+    "drop_index",
     "inspect",
     "jar_path",
     "last_pruning",

@@ -2,6 +2,8 @@
 
     sparkbloom inspect PATH [--columns a,b] [--json]
     sparkbloom probe PATH COLUMN VALUE [VALUE ...]
+    sparkbloom index build PATH_OR_TABLE --columns a,b [--fpp F]
+    sparkbloom index refresh|describe|drop PATH_OR_TABLE
 
 Exit codes: 0 found (inspect: some filter found; probe: some value may be present),
 1 none, 2 error. Many files are read by a local Spark job, whose console progress bar
@@ -65,6 +67,22 @@ def _print_table(summary: list[dict[str, Any]]) -> None:
             print(f"  ! {problem}")
 
 
+def _index(spark: Any, args: argparse.Namespace) -> int:
+    import sparkbloom
+
+    if args.action == "drop":
+        dropped = sparkbloom.drop_index(spark, args.path)
+        print("index dropped" if dropped else "there was no index")
+        return EXIT_FOUND if dropped else EXIT_NONE
+    if args.action == "describe":
+        result = sparkbloom.describe_index(spark, args.path)
+    else:
+        columns = [c.strip() for c in args.columns.split(",")] if args.action == "build" else None
+        result = sparkbloom.build_index(spark, args.path, columns, args.fpp)
+    print(json.dumps(result, indent=2, default=str))
+    return EXIT_FOUND
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sparkbloom", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -77,7 +95,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     probe_cmd.add_argument("column")
     probe_cmd.add_argument("values", nargs="+")
     probe_cmd.add_argument("--json", action="store_true")
+    index_cmd = commands.add_parser("index", help="build, refresh, describe or drop a table's Bloom index")
+    index_cmd.add_argument("action", choices=["build", "refresh", "describe", "drop"])
+    index_cmd.add_argument("path")
+    index_cmd.add_argument("--columns", help="comma-separated columns (build)")
+    index_cmd.add_argument("--fpp", type=float, help="false-positive probability per unit (build)")
     args = parser.parse_args(argv)
+    if args.command == "index" and args.action == "build" and not args.columns:
+        parser.error("index build needs --columns")
 
     import sparkbloom  # Spark starts only for a command that parsed
 
@@ -94,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 _print_table(summary)
             return EXIT_FOUND if any(s["with_filter"] for s in summary) else EXIT_NONE
+        if args.command == "index":
+            return _index(spark, args)
         values = [_parse_value(v) for v in args.values]
         rows = [r.asDict() for r in sparkbloom.might_contain(spark, args.path, args.column, values).collect()]
         verdicts: dict[str, list[bool]] = {}

@@ -128,10 +128,14 @@ object Inspection {
    */
   private final case class Target(files: Seq[String], fileColumn: String => String, tableColumn: String => String)
 
+  /** The directory of a path, a catalog table (`db.table`) or parquet.`path` / delta.`path`. */
+  private[sparkbloom] def locationOf(spark: SparkSession, pathOrTable: String): String =
+    Target.locationOf(spark, pathOrTable)
+
   private object Target {
     def of(spark: SparkSession, pathOrTable: String): Target = {
       val conf = spark.sessionState.newHadoopConf()
-      val path = tableLocation(spark, pathOrTable).getOrElse(pathOrTable)
+      val path = locationOf(spark, pathOrTable)
       if (DeltaTables.isTableAt(spark, path)) {
         val state = DeltaTables.stateAt(spark, path).get
         val toFile = state.leafPaths.map(p => p.mkString(".") -> state.columns.filePath(p).getOrElse(p).mkString(".")).toMap
@@ -146,6 +150,9 @@ object Inspection {
         Target(files, identity, identity)
       }
     }
+
+    def locationOf(spark: SparkSession, pathOrTable: String): String =
+      tableLocation(spark, pathOrTable).getOrElse(pathOrTable)
 
     private val PathTable = """(?i)(?:delta|parquet)\.`(.+)`""".r
 

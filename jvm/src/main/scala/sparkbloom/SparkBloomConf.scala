@@ -67,6 +67,14 @@ object SparkBloomConf {
   val JoinMaxKeys = "spark.sparkbloom.join.maxKeys"
   val DefaultJoinMaxKeys: Int = 2000
 
+  /**
+   * Whether scans consult a table's index (`sparkbloom.build_index`) before any footer.
+   * Off, indexed tables are judged by their files' own filters alone.
+   */
+  val IndexEnabled = "spark.sparkbloom.index.enabled"
+
+  def indexEnabled(conf: SQLConf): Boolean = conf.getConfString(IndexEnabled, "true").trim.toBoolean
+
   def joinEnabled(conf: SQLConf): Boolean = conf.getConfString(JoinEnabled, "true").trim.toBoolean
 
   def joinMaxKeys(conf: SQLConf): Int = conf.getConfString(JoinMaxKeys, DefaultJoinMaxKeys.toString).trim.toInt

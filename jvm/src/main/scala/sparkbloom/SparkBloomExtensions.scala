@@ -22,5 +22,8 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectQueryStagePrepRule(ScanPruningRule(_))
     extensions.injectTableFunction(InspectionTableFunctions.inspect)
     extensions.injectTableFunction(InspectionTableFunctions.probe)
+    extensions.injectTableFunction(InspectionTableFunctions.buildIndex)
+    extensions.injectTableFunction(InspectionTableFunctions.describeIndex)
+    extensions.injectTableFunction(InspectionTableFunctions.dropIndex)
   }
 }

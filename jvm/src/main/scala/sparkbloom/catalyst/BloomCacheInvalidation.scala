@@ -55,5 +55,6 @@ final case class BloomCacheInvalidation(session: SparkSession) extends Rule[Logi
         case NonFatal(_) => ""
       }
     ProbeCache.shared.invalidate(qualified)
+    sparkbloom.index.TableIndex.invalidate(qualified)
   }
 }

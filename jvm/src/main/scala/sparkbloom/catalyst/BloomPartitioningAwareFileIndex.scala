@@ -21,7 +21,8 @@ final class BloomPartitioningAwareFileIndex(
     fileColumns: FileColumns)
   extends PartitioningAwareFileIndex(session, options, None) {
 
-  val pruner = new ListingPruner(session, options, selectRowGroups, fileColumns)
+  val pruner = new ListingPruner(session, options, selectRowGroups, fileColumns,
+    () => ListingPruner.indexRoots(delegate.rootPaths, delegate.partitionSchema.size))
 
   override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] =
     pruner.prune(partitionFilters, dataFilters)(delegate.listFiles(partitionFilters, dataFilters))

@@ -17,9 +17,11 @@ final class BloomPruningFileIndex(
     session: SparkSession,
     options: Map[String, String],
     selectRowGroups: Boolean,
-    fileColumns: FileColumns) extends FileIndex {
+    fileColumns: FileColumns,
+    useTableIndex: Boolean) extends FileIndex {
 
-  val pruner = new ListingPruner(session, options, selectRowGroups, fileColumns)
+  val pruner = new ListingPruner(session, options, selectRowGroups, fileColumns,
+    () => if (useTableIndex) ListingPruner.indexRoots(delegate.rootPaths, delegate.partitionSchema.size) else Nil)
 
   override def rootPaths: Seq[Path] = delegate.rootPaths
   override def inputFiles: Array[String] = delegate.inputFiles

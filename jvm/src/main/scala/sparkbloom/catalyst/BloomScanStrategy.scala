@@ -59,7 +59,7 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
       fs: HadoopFsRelation,
       joinKeys: Seq[Expression]): Seq[SparkPlan] = {
     val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups,
-      FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema))
+      FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema), useTableIndex = true)
     val pruned = relation.copy(relation =
       fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat)(fs.sparkSession))
     FileSourceStrategy(JoinKeys.withoutMarkers(replace(plan, relation, pruned))).map(_.transformUp {

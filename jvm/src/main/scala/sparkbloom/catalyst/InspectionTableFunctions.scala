@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
-import sparkbloom.{Inspection, SparkBloomException}
+import sparkbloom.{Inspection, SparkBloomException, TableIndexCommands}
 
 /**
  * `SELECT * FROM sparkbloom_inspect('path')` and
@@ -37,6 +37,33 @@ object InspectionTableFunctions {
       }
       Inspection.mightContain(SparkSession.active, constant(args.head, "path"), constant(args(1), "column"),
         java.util.Arrays.asList(values: _*)).queryExecution.analyzed
+    })
+
+  val buildIndex: (FunctionIdentifier, ExpressionInfo, Builder) = (
+    FunctionIdentifier("sparkbloom_build_index"),
+    info("sparkbloom_build_index", "_FUNC_(table[, 'col1,col2'[, fpp]]) - builds or refreshes the table's Bloom index"),
+    args => {
+      if (args.isEmpty || args.size > 3) fail("sparkbloom_build_index takes a table, optionally columns and an fpp")
+      val columns = args.lift(1).map(a => java.util.Arrays.asList(constant(a, "columns").split(",").map(_.trim): _*))
+      val fpp = args.lift(2).map(a => java.lang.Double.valueOf(scala.util.Try(constant(a, "fpp").toDouble)
+        .getOrElse(fail(s"the fpp must be a number, got ${a.sql}"))))
+      TableIndexCommands.build(SparkSession.active, constant(args.head, "table"), columns.orNull, fpp.orNull)
+        .queryExecution.analyzed
+    })
+
+  val describeIndex: (FunctionIdentifier, ExpressionInfo, Builder) = oneTable("sparkbloom_describe_index",
+    "the table index's size and coverage", TableIndexCommands.describe)
+
+  val dropIndex: (FunctionIdentifier, ExpressionInfo, Builder) = oneTable("sparkbloom_drop_index",
+    "deletes the table's Bloom index", TableIndexCommands.drop)
+
+  private def oneTable(name: String, what: String,
+      run: (SparkSession, String) => org.apache.spark.sql.DataFrame): (FunctionIdentifier, ExpressionInfo, Builder) = (
+    FunctionIdentifier(name),
+    info(name, s"_FUNC_(table) - $what"),
+    args => {
+      if (args.size != 1) fail(s"$name takes one table or path")
+      run(SparkSession.active, constant(args.head, "table")).queryExecution.analyzed
     })
 
   private def constant(e: Expression, what: String): String =

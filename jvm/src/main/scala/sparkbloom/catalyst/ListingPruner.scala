@@ -2,13 +2,15 @@ package sparkbloom.catalyst
 
 import java.util.concurrent.TimeUnit
 
+import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.execution.datasources.PartitionDirectory
 import org.apache.spark.sql.internal.SQLConf
 
 import sparkbloom.SparkBloomConf
-import sparkbloom.read.{FilePruner, ProbeCache, PruningStats, RowGroupSelection}
+import sparkbloom.index.{IndexVerdict, TableIndex}
+import sparkbloom.read.{FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection}
 
 /**
  * Turns one scan's file listing (after partition pruning) into the listing Spark should
@@ -27,13 +29,21 @@ private object ListingPruner {
       joinKeys: JoinKeys.Runtime,
       listing: Seq[PartitionDirectory],
       stats: PruningStats)
+
+  /**
+   * Where a scan's table index may be: each root of its listing, and as many parents as
+   * it has partition columns (a catalog table's listing may start at partition directories).
+   */
+  def indexRoots(rootPaths: Seq[Path], partitionDepth: Int): Seq[Path] =
+    rootPaths.flatMap(root => Iterator.iterate(root)(_.getParent).takeWhile(_ != null).take(partitionDepth + 1)).distinct
 }
 
 final class ListingPruner(
     session: SparkSession,
     options: Map[String, String],
     selectRowGroups: Boolean,
-    fileColumns: FileColumns) {
+    fileColumns: FileColumns,
+    indexRoots: () => Seq[Path]) {
   import ListingPruner.{Listed, RebaseModeOption}
 
   @volatile private var last: Option[Listed] = None
@@ -85,7 +95,7 @@ final class ListingPruner(
       case Seq(single) => Some(single)
       case both => Some(PointPredicate.All(both))
     }
-    val files = listed.flatMap(_.files.map(_.fileStatus))
+    val files = listed.flatMap(_.files.map(_.fileStatus)).toIndexedSeq
     val inFiles = predicate.flatMap(fileColumns.resolve)
     if (!SparkBloomConf.enabled(conf) || inFiles.isEmpty) {
       return (listed, PruningStats.Empty.copy(filesTotal = files.size))
@@ -101,7 +111,15 @@ final class ListingPruner(
       conf.caseSensitiveAnalysis,
       legacyCalendarSession = legacyCalendarInRead(conf),
       parallelism = SparkBloomConf.parallelism(conf))
-    val verdicts = pruner.judge(files, inFiles.get)
+    val byIndex =
+      if (SparkBloomConf.indexEnabled(conf)) judgeByIndexes(files, inFiles.get, hadoopConf, conf) else Map.empty[Int, IndexVerdict]
+    val decided = byIndex.filter { case (_, v) => v.rulesOutFile || v.complete }
+    val toOpen = files.indices.filterNot(decided.contains)
+    val opened = toOpen.zip(pruner.judge(toOpen.map(files), inFiles.get)).toMap
+    val verdicts = files.indices.map { i =>
+      decided.get(i).map(v => FileVerdict(files(i), v.rowGroups, v.mayMatch, v.midpoints))
+        .getOrElse(byIndex.get(i).map(narrowed(opened(i), _)).getOrElse(opened(i)))
+    }
     val keepAllFiles = !SparkBloomConf.pruneFiles(conf)
     val kept = verdicts.filter(v => keepAllFiles || v.keep).map(v => v.status.getPath -> v).toMap
     val pruned = listed.map { dir =>
@@ -121,9 +139,25 @@ final class ListingPruner(
       rowGroupsSkipped = judged.map(_.ruledOut.toLong).sum,
       filterBytesRead = pruner.filterBytesRead,
       joinKeys = keys.keys,
-      probeTimeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+      probeTimeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+      filesCoveredByIndex = byIndex.size,
+      filesSkippedByIndex = byIndex.count(_._2.rulesOutFile))
     (pruned, stats)
   }
+
+  /** What the table indexes of the scan's roots say, for the files they cover. */
+  private def judgeByIndexes(files: IndexedSeq[FileStatus], predicate: PointPredicate,
+      hadoopConf: org.apache.hadoop.conf.Configuration, conf: SQLConf): Map[Int, IndexVerdict] =
+    indexRoots().flatMap(TableIndex.at(_, hadoopConf)).foldLeft(Map.empty[Int, IndexVerdict]) { (known, index) =>
+      val open = files.indices.filterNot(known.contains)
+      known ++ index.judge(open.map(files), predicate, conf.caseSensitiveAnalysis, legacyCalendarInRead(conf), hadoopConf)
+        .map { case (j, v) => open(j) -> v }
+    }
+
+  /** A file's own verdict, narrowed by the index's: each is sound, so both must allow a row group. */
+  private def narrowed(own: FileVerdict, index: IndexVerdict): FileVerdict =
+    if (own.rowGroups != index.rowGroups) own
+    else own.copy(mayMatch = own.mayMatch.zip(index.mayMatch).map { case (a, b) => a && b })
 
   /**
    * Whether dates and timestamps of files that do not say how they were written are read

@@ -112,7 +112,7 @@ final class FilePruner(
             warnOnce(key.path, "", s"sparkbloom cannot read the footer of ${key.path}; the file is read: $e")
             return FileVerdict(status, -1, IndexedSeq.empty)
         }
-      val legacyCalendar = legacyCalendarSession || writtenWithLegacyCalendar(footer)
+      val legacyCalendar = legacyCalendarSession || footer.writtenWithLegacyCalendar
       val judge = new RowGroupJudge(footer, caseSensitive, legacyCalendar, (rowGroup, column) =>
         cache.filter(key, rowGroup, column) {
           val chunk = footer.rowGroups(rowGroup).columns(column)
@@ -138,11 +138,6 @@ final class FilePruner(
       FileVerdict(status, footer.rowGroups.size, mayMatch, footer.splitMidpoints)
     } finally file.close()
   }
-
-  /** Spark 2.x files and files written in LEGACY rebase mode store rebased dates. */
-  private def writtenWithLegacyCalendar(footer: FooterSummary): Boolean =
-    footer.keyValueMetadata.contains(FooterSummary.LegacyDateTimeKey) ||
-      footer.keyValueMetadata.get(FooterSummary.SparkVersionKey).exists(_.startsWith("2."))
 
   /** A file opened at most once per verdict, and only if the cache lacks something. */
   private final class OpenedFile(status: FileStatus) {

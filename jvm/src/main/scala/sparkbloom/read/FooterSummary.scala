@@ -61,6 +61,11 @@ final case class FooterSummary(
     createdBy: String,
     splitMidpoints: Option[IndexedSeq[Long]]) {
 
+  /** Spark 2.x files and files written in LEGACY rebase mode store rebased dates. */
+  def writtenWithLegacyCalendar: Boolean =
+    keyValueMetadata.contains(FooterSummary.LegacyDateTimeKey) ||
+      keyValueMetadata.get(FooterSummary.SparkVersionKey).exists(_.startsWith("2."))
+
   /** Rough heap size, for the cache's byte budget. */
   def estimatedBytes: Long = 256L + rowGroups.map(rg => 72L + rg.columns.size * 160L).sum +
     keyValueMetadata.map { case (k, v) => 2L * (k.length + v.length) }.sum

@@ -11,7 +11,9 @@ final case class PruningStats(
     rowGroupsSkipped: Long,
     filterBytesRead: Long,
     joinKeys: Long,
-    probeTimeMs: Long) {
+    probeTimeMs: Long,
+    filesCoveredByIndex: Long = 0,
+    filesSkippedByIndex: Long = 0) {
 
   def toMap: Map[String, Long] = Map(
     "files_total" -> filesTotal,
@@ -20,11 +22,14 @@ final case class PruningStats(
     "row_groups_skipped" -> rowGroupsSkipped,
     "filter_bytes_read" -> filterBytesRead,
     "join_keys" -> joinKeys,
-    "probe_time_ms" -> probeTimeMs)
+    "probe_time_ms" -> probeTimeMs,
+    "files_covered_by_index" -> filesCoveredByIndex,
+    "files_skipped_by_index" -> filesSkippedByIndex)
 
   override def toString: String =
     s"files $filesSkipped of $filesTotal skipped, row groups $rowGroupsSkipped of $rowGroupsTotal ruled out, " +
-      s"$filterBytesRead filter bytes read, $joinKeys join keys probed, $probeTimeMs ms"
+      s"$filterBytesRead filter bytes read, $joinKeys join keys probed, $probeTimeMs ms" +
+      (if (filesCoveredByIndex > 0) s", table index: $filesSkippedByIndex of $filesCoveredByIndex covered files skipped" else "")
 }
 
 object PruningStats {

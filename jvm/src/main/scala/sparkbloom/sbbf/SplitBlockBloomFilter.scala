@@ -53,6 +53,26 @@ final class SplitBlockBloomFilter private (private[sbbf] val words: Array[Int]) 
     (words(base + 7) & (1 << ((key * Salt7) >>> 27))) != 0
   }
 
+  /**
+   * This filter at `targetBlocks` blocks, a power-of-two multiple or divisor of its own
+   * count: smaller by folding ([[foldTo]]), larger by repeating each block `c` times,
+   * which is exact for the same reason folding is: block `b` of `z * c` blocks is block
+   * `b / c` of `z` blocks. A table index lines up filters of many sizes this way.
+   */
+  def resizedTo(targetBlocks: Int): SplitBlockBloomFilter =
+    if (targetBlocks <= numBlocks) foldTo(targetBlocks)
+    else {
+      require(targetBlocks % numBlocks == 0, s"cannot resize $numBlocks blocks to $targetBlocks: it must be a multiple")
+      val factor = targetBlocks / numBlocks
+      val grown = new Array[Int](targetBlocks * WordsPerBlock)
+      var block = 0
+      while (block < targetBlocks) {
+        System.arraycopy(words, (block / factor) << 3, grown, block << 3, WordsPerBlock)
+        block += 1
+      }
+      new SplitBlockBloomFilter(grown)
+    }
+
   /** Adds every value of `other`, a filter of the same size (for example another task's). */
   def union(other: SplitBlockBloomFilter): Unit = {
     require(other.numBlocks == numBlocks, s"cannot union $numBlocks blocks with ${other.numBlocks}")
@@ -177,6 +197,8 @@ object SplitBlockBloomFilter {
   /** The salts in word order, for code that needs them as data. */
   def salts: IndexedSeq[Int] = IndexedSeq(Salt0, Salt1, Salt2, Salt3, Salt4, Salt5, Salt6, Salt7)
 
+  private val SaltArray: Array[Int] = salts.toArray
+
   /** Block of `hash` among `numBlocks`: the spec's multiply-shift of the high 32 bits. */
   @inline def blockIndex(hash: Long, numBlocks: Int): Int =
     (((hash >>> 32) * numBlocks.toLong) >>> 32).toInt
@@ -185,6 +207,22 @@ object SplitBlockBloomFilter {
   def mask(hash: Long): Array[Int] = {
     val key = hash.toInt
     salts.map(salt => 1 << ((key * salt) >>> 27)).toArray
+  }
+
+  /**
+   * Whether the 32-byte block at `offset` of `bytes` (little-endian words, as on disk)
+   * holds every bit of `hash`'s mask: [[mightContain]] for a block already chosen.
+   */
+  def blockMightContain(bytes: Array[Byte], offset: Int, hash: Long): Boolean = {
+    val key = hash.toInt
+    var w = 0
+    while (w < WordsPerBlock) {
+      val at = offset + 4 * w
+      val word = (bytes(at) & 0xff) | (bytes(at + 1) & 0xff) << 8 | (bytes(at + 2) & 0xff) << 16 | (bytes(at + 3) & 0xff) << 24
+      if ((word & (1 << ((key * SaltArray(w)) >>> 27))) == 0) return false
+      w += 1
+    }
+    true
   }
 
   /** An empty filter of `numBlocks` blocks. */

@@ -1,0 +1,48 @@
+package sparkbloom.index
+
+import org.apache.hadoop.fs.{EtagSource, FileStatus, Path}
+
+/**
+ * What says a file is still the one an index entry was built from. An entry is trusted only
+ * while the path, length, modification time and etag (object stores) are unchanged, and on
+ * a local file system also the inode change time: a file rewritten in place with its length
+ * kept and its modification time set back (`cp -p`, `touch -d`) keeps the other three, but
+ * no user can set the change time back.
+ *
+ * @param changeTime the local file's change time in nanoseconds, -1 where there is none
+ */
+private[sparkbloom] final case class FileIdentity(length: Long, modificationTime: Long, etag: String, changeTime: Long) {
+
+  /**
+   * Whether a rewrite could keep every field: no etag and no change time (HDFS, for one),
+   * and modified so recently that a second write within the same clock tick would not show.
+   */
+  def unsettled(now: Long): Boolean = etag.isEmpty && changeTime < 0 && modificationTime > now - FileIdentity.SettleMillis
+
+  /** Same length, modification time and etag: the cheap part, from a listing alone. */
+  def sameListing(status: FileStatus): Boolean =
+    status.getLen == length && status.getModificationTime == modificationTime && FileIdentity.etagOf(status) == etag
+}
+
+private[sparkbloom] object FileIdentity {
+  /** Files younger than this, on file systems without etags or change times, are not indexed. */
+  val SettleMillis: Long = 10000L
+
+  def of(status: FileStatus): FileIdentity =
+    FileIdentity(status.getLen, status.getModificationTime, etagOf(status), changeTimeOf(status.getPath))
+
+  def etagOf(status: FileStatus): String = status match {
+    case e: EtagSource => Option(e.getEtag).getOrElse("")
+    case _ => ""
+  }
+
+  /** The inode change time of a `file:` path, in nanoseconds; -1 elsewhere or if unknown. */
+  def changeTimeOf(path: Path): Long =
+    if (path.toUri.getScheme != "file") -1L
+    else try {
+      java.nio.file.Files.getAttribute(java.nio.file.Paths.get(path.toUri), "unix:ctime")
+        .asInstanceOf[java.nio.file.attribute.FileTime].to(java.util.concurrent.TimeUnit.NANOSECONDS)
+    } catch {
+      case _: UnsupportedOperationException | _: IllegalArgumentException | _: java.io.IOException => -1L
+    }
+}

@@ -1,0 +1,199 @@
+package sparkbloom.index
+
+import java.util.Locale
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.FileStatus
+import org.apache.parquet.HadoopReadOptions
+import org.apache.parquet.column.ColumnDescriptor
+import org.apache.parquet.column.impl.ColumnReadStoreImpl
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.io.api.{Converter, GroupConverter, PrimitiveConverter}
+import org.apache.parquet.schema.{GroupType, MessageType, PrimitiveType, Type}
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+
+import sparkbloom.read.{BloomFilterIO, FilterLookup, FooterReader, FooterSummary}
+import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter, XxHash64}
+
+/**
+ * Indexes one Parquet file, in a task: reads only the wanted columns, hashes every stored
+ * value as the format's filters do (XXH64 of the plain encoding), and returns compact
+ * filters. Whoever wrote the file, the filters answer exactly as an in-file filter would.
+ */
+private[sparkbloom] object FileIndexer {
+
+  /**
+   * One column of one file: a filter per unit, each the smallest power of two meeting the
+   * fpp for the unit's distinct values (they are lined up to one size on the driver).
+   */
+  final case class IndexedColumn(entry: IndexLayout.ColumnEntry, bitsets: IndexedSeq[Array[Byte]])
+
+  final case class Result(file: IndexLayout.IndexedFile, columns: IndexedSeq[IndexedColumn])
+
+  /**
+   * A file's own filter is good enough, and the index keeps one filter for the whole file,
+   * when every row group has one for the column whose fpp, measured on its bits, is at most
+   * this many times the index's target (parquet-java's 1 MiB default filters over a large
+   * row group, or DuckDB's, which skips high-cardinality columns, are not).
+   */
+  private val OwnFilterSlack = 2.0
+
+  def index(
+      status: FileStatus,
+      relativePath: String,
+      columns: Seq[String],
+      caseSensitive: Boolean,
+      fpp: Double,
+      maxBytes: Int,
+      conf: Configuration): Result = {
+    val input = HadoopInputFile.fromStatus(status, conf)
+    val options = HadoopReadOptions.builder(conf, status.getPath).build()
+    val identity = FileIdentity.of(status)
+    val stream = input.newStream()
+    val footer = try FooterReader.read(input, options, stream, conf) finally stream.close()
+    val reader = ParquetFileReader.open(input, options)
+    try {
+      val schema = reader.getFooter.getFileMetaData.getSchema
+      val leaves = schema.getColumns.asScala.toIndexedSeq
+      val resolved = columns.map(c => resolve(leaves, c, caseSensitive))
+      val wanted = resolved.flatten.distinct
+      val hashes = readHashes(reader, schema, wanted) // per column path: per row group: distinct hashes
+      val file = IndexLayout.IndexedFile(relativePath, identity, footer.rowGroups.size, footer.splitMidpoints,
+        footer.writtenWithLegacyCalendar)
+      val indexed = resolved.map {
+        case None => IndexedColumn(IndexLayout.ColumnEntry.NotCovered, IndexedSeq.empty)
+        case Some(leaf) =>
+          val dotted = leaf.getPath.mkString(".")
+          val perRowGroup = hashes(dotted)
+          val ambiguous = leaves.count(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT)) > 1
+          val fileLevel = footer.rowGroups.nonEmpty && hasOwnFilters(input, footer, dotted, fpp)
+          val units = if (fileLevel) IndexedSeq(distinct(perRowGroup.flatten.toArray)) else perRowGroup
+          val entry = IndexLayout.ColumnEntry(dotted, ambiguous, leaf.getPrimitiveType.toString, 0, units.size, fileLevel)
+          IndexedColumn(entry, units.map(u => filterOf(u, fpp, maxBytes).toBitset))
+      }
+      Result(file, indexed.toIndexedSeq)
+    } finally reader.close()
+  }
+
+  /**
+   * The file's leaf for a column path, found as pruning finds it: exactly, or
+   * case-insensitively when the match is unique. Repeated leaves, booleans and INT96 are
+   * not indexed: no equality on them can be judged by a filter.
+   */
+  private def resolve(leaves: IndexedSeq[ColumnDescriptor], column: String, caseSensitive: Boolean): Option[ColumnDescriptor] = {
+    val matching =
+      if (caseSensitive) leaves.filter(_.getPath.mkString(".") == column)
+      else leaves.filter(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == column.toLowerCase(Locale.ROOT))
+    matching match {
+      case Seq(leaf) if leaf.getMaxRepetitionLevel == 0 && indexable(leaf.getPrimitiveType) => Some(leaf)
+      case _ => None
+    }
+  }
+
+  private def indexable(t: PrimitiveType): Boolean = t.getPrimitiveTypeName match {
+    case PrimitiveTypeName.BOOLEAN | PrimitiveTypeName.INT96 => false
+    case _ => true
+  }
+
+  private def hasOwnFilters(input: HadoopInputFile, footer: FooterSummary, column: String, fpp: Double): Boolean = {
+    val stream = input.newStream()
+    try footer.rowGroups.forall { rg =>
+      rg.columns.get(column).exists { chunk =>
+        BloomFilterIO.read(stream, input.getLength, chunk).lookup match {
+          case FilterLookup.Present(filter) => FilterEstimates.fpp(filter) <= fpp * OwnFilterSlack
+          case _ => false
+        }
+      }
+    } finally stream.close()
+  }
+
+  /** The distinct hashes of each wanted column, per row group. */
+  private def readHashes(reader: ParquetFileReader, schema: MessageType,
+      wanted: Seq[ColumnDescriptor]): Map[String, IndexedSeq[Array[Long]]] = {
+    if (wanted.isEmpty) return Map.empty
+    val requested = wanted.map(d => new MessageType(schema.getName, projected(schema, d.getPath.toList)))
+      .reduce((a, b) => a.union(b))
+    reader.setRequestedSchema(requested)
+    val createdBy = Option(reader.getFooter.getFileMetaData.getCreatedBy).getOrElse("")
+    val result = wanted.map(d => d.getPath.mkString(".") -> IndexedSeq.newBuilder[Array[Long]]).toMap
+    var pages = reader.readNextRowGroup()
+    while (pages != null) {
+      val store = new ColumnReadStoreImpl(pages, new Ignoring(requested), requested, createdBy)
+      wanted.foreach(d => result(d.getPath.mkString(".")) += distinct(hashesOf(store, d)))
+      pages = reader.readNextRowGroup()
+    }
+    result.map { case (k, v) => k -> v.result() }
+  }
+
+  /** The top-level field that leads to one leaf, with every group narrowed to that path. */
+  private def projected(group: GroupType, path: List[String]): Type = {
+    val field = group.getType(path.head)
+    if (path.tail.isEmpty) field else field.asGroupType().withNewFields(projected(field.asGroupType(), path.tail))
+  }
+
+  private def hashesOf(store: ColumnReadStoreImpl, column: ColumnDescriptor): Array[Long] = {
+    val reader = store.getColumnReader(column)
+    val total = reader.getTotalValueCount
+    val maxDefinition = column.getMaxDefinitionLevel
+    val out = new LongBuffer
+    val typeName = column.getPrimitiveType.getPrimitiveTypeName
+    var i = 0L
+    while (i < total) {
+      if (reader.getCurrentDefinitionLevel == maxDefinition) {
+        out += (typeName match {
+          case PrimitiveTypeName.INT32 => XxHash64.hashInt(reader.getInteger)
+          case PrimitiveTypeName.INT64 => XxHash64.hashLong(reader.getLong)
+          case PrimitiveTypeName.FLOAT => XxHash64.hashFloat(reader.getFloat)
+          case PrimitiveTypeName.DOUBLE => XxHash64.hashDouble(reader.getDouble)
+          case _ => XxHash64.hashBytes(reader.getBinary.toByteBuffer)
+        })
+      }
+      reader.consume()
+      i += 1
+    }
+    out.result()
+  }
+
+  private def distinct(hashes: Array[Long]): Array[Long] = {
+    java.util.Arrays.sort(hashes)
+    var n = 0
+    var i = 0
+    while (i < hashes.length) {
+      if (n == 0 || hashes(i) != hashes(n - 1)) { hashes(n) = hashes(i); n += 1 }
+      i += 1
+    }
+    java.util.Arrays.copyOf(hashes, n)
+  }
+
+  private def filterOf(distinctHashes: Array[Long], fpp: Double, maxBytes: Int): SplitBlockBloomFilter = {
+    val ceiling = FilterSizing.largestPowerOfTwoAtMost(math.max(maxBytes, SplitBlockBloomFilter.BytesPerBlock).toLong).toInt
+    val filter = SplitBlockBloomFilter.powerOfTwoForDistinctValues(math.max(distinctHashes.length, 1).toLong, fpp,
+      maxBytes = ceiling)
+    distinctHashes.foreach(filter.insert)
+    filter
+  }
+
+  private final class LongBuffer {
+    private var values = new Array[Long](1024)
+    private var size = 0
+    def +=(v: Long): Unit = {
+      if (size == values.length) values = java.util.Arrays.copyOf(values, size * 2)
+      values(size) = v
+      size += 1
+    }
+    def result(): Array[Long] = java.util.Arrays.copyOf(values, size)
+  }
+
+  /** Converters that drop every value: the column readers are read directly. */
+  private final class Ignoring(group: GroupType) extends GroupConverter {
+    private val children: Array[Converter] = group.getFields.asScala.map { f =>
+      if (f.isPrimitive) new PrimitiveConverter {}: Converter else new Ignoring(f.asGroupType()): Converter
+    }.toArray
+    override def getConverter(fieldIndex: Int): Converter = children(fieldIndex)
+    override def start(): Unit = ()
+    override def end(): Unit = ()
+  }
+}

@@ -1,0 +1,177 @@
+package sparkbloom.index
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
+import org.slf4j.LoggerFactory
+
+import sparkbloom.{SerializableHadoopConf, SparkBloomConf, SparkBloomException}
+import sparkbloom.index.IndexLayout.{ColumnData, ColumnEntry, Manifest}
+import sparkbloom.read.ParquetFileListing
+import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
+import sparkbloom.write.BloomWriteOptions
+
+/**
+ * Builds, refreshes and drops the index of a Parquet table, and describes it.
+ *
+ * A build reads only the indexed columns of the files that need it, as one Spark job
+ * (one task per few files, on the executors), and adds one segment. A refresh (a build
+ * with the index's own columns and fpp) indexes only files that are new or changed since;
+ * past [[IndexBuilder.MaxSegments]] segments, or with other columns or fpp, it rebuilds
+ * the whole index into one segment.
+ */
+private[sparkbloom] object IndexBuilder {
+  private val log = LoggerFactory.getLogger(getClass)
+
+  /** Segments a refresh may add before the next one rebuilds: each costs a read per key. */
+  val MaxSegments = 8
+
+  final case class Built(root: Path, filesIndexed: Int, filesSkipped: Int, segments: Int, rebuilt: Boolean)
+
+  def build(spark: SparkSession, root: Path, columns: Option[Seq[String]], fpp: Option[Double]): Built = {
+    val conf = spark.sessionState.newHadoopConf()
+    val fs = root.getFileSystem(conf)
+    val qualifiedRoot = fs.makeQualified(root)
+    val dir = IndexLayout.dirOf(qualifiedRoot)
+    val latest = if (fs.exists(dir)) IndexLayout.latestManifest(fs, dir) else None
+    val existing = latest.flatMap { case (path, version) =>
+      try Some(TableIndex.load(fs, qualifiedRoot, dir, path, version))
+      catch { case NonFatal(e) => log.warn(s"sparkbloom rebuilds the index at $dir, which cannot be read: $e"); None }
+    }
+    val wanted = columns.orElse(existing.map(_.manifest.columns)).getOrElse(
+      throw new SparkBloomException(s"there is no index at $qualifiedRoot to refresh: name the columns to index"))
+    val targetFpp = fpp.orElse(existing.map(_.manifest.fpp)).getOrElse(SparkBloomConf.writeFpp(spark.sessionState.conf).toDouble)
+    if (!(targetFpp > 0 && targetFpp < 1)) throw new SparkBloomException(s"the index fpp must be in (0, 1), got $targetFpp")
+    val resolved = checkedColumns(spark, qualifiedRoot, wanted)
+    val maxBytes = FilterSizing.largestPowerOfTwoAtMost(
+      math.max(SparkBloomConf.writeMaxBytes(spark.sessionState.conf).trim.toLong, SplitBlockBloomFilter.BytesPerBlock)).toInt
+    val incremental = existing.filter { e =>
+      e.manifest.columns.map(_.toLowerCase) == resolved.map(_.toLowerCase) && e.manifest.fpp == targetFpp &&
+        e.manifest.maxBytes == maxBytes && e.segments.size < MaxSegments
+    }
+    val files = ParquetFileListing.list(qualifiedRoot.toString, conf).toIndexedSeq
+    val now = System.currentTimeMillis()
+    val candidates = files.filter(f => incremental.forall(_.freshEntryOf(f).isEmpty))
+    val (settled, unsettled) = candidates.partition(f => !FileIdentity.of(f).unsettled(now))
+    val nextVersion = latest.map(_._2 + 1).getOrElse(1L)
+    if (incremental.isDefined && settled.isEmpty) {
+      return Built(qualifiedRoot, 0, unsettled.size, incremental.get.segments.size, rebuilt = false)
+    }
+    if (!fs.exists(dir)) fs.mkdirs(dir)
+    val relative = new TableIndex(qualifiedRoot, Manifest(0, Nil, 0, 0, Nil), IndexedSeq.empty)
+    val results = indexFiles(spark, qualifiedRoot, settled.map(f => f -> relative.relativePath(f).get), resolved,
+      targetFpp, maxBytes)
+    val segmentName = s"segment-${java.util.UUID.randomUUID()}.sbi"
+    writeSegment(fs, new Path(dir, segmentName), results, resolved)
+    val kept = incremental.map(_.manifest.segments).getOrElse(Nil)
+    IndexLayout.writeManifest(fs, dir, Manifest(nextVersion, resolved, targetFpp, maxBytes, kept :+ segmentName))
+    if (incremental.isEmpty) removeUnreferenced(fs, dir, (kept :+ segmentName).toSet, nextVersion)
+    TableIndex.invalidate(dir.toString)
+    Built(qualifiedRoot, results.size, unsettled.size + (settled.size - results.size), kept.size + 1, incremental.isEmpty)
+  }
+
+  /** The table's data columns named `wanted`, in their real case; fails on any bad name. */
+  private def checkedColumns(spark: SparkSession, root: Path, wanted: Seq[String]): Seq[String] = {
+    if (wanted.isEmpty || wanted.exists(_.trim.isEmpty)) throw new SparkBloomException("name at least one column to index")
+    val relation = spark.read.parquet(root.toString).queryExecution.analyzed.collectFirst {
+      case l: LogicalRelation if l.relation.isInstanceOf[HadoopFsRelation] => l.relation.asInstanceOf[HadoopFsRelation]
+    }.getOrElse(throw new SparkBloomException(s"$root is not a Parquet table"))
+    val partitions = relation.partitionSchema.fieldNames.toSeq
+    try {
+      BloomWriteOptions.resolve(Map(BloomWriteOptions.Columns -> wanted.mkString(",")), relation.dataSchema, partitions,
+        spark.sessionState.conf, "TIMESTAMP_MICROS").get.columns.map(_.path.mkString("."))
+    } catch {
+      case e: SparkBloomException => throw new SparkBloomException(s"cannot index $root: ${e.getMessage}")
+    }
+  }
+
+  private def indexFiles(spark: SparkSession, root: Path, files: IndexedSeq[(FileStatus, String)], columns: Seq[String],
+      fpp: Double, maxBytes: Int): IndexedSeq[FileIndexer.Result] = {
+    if (files.isEmpty) return IndexedSeq.empty
+    val sc = spark.sparkContext
+    val shipped = new SerializableHadoopConf(spark.sessionState.newHadoopConf())
+    val caseSensitive = spark.sessionState.conf.caseSensitiveAnalysis
+    val tasks = math.max(1, math.min(files.size, math.max(sc.defaultParallelism * 4, files.size / 64)))
+    val previous = sc.getLocalProperty("spark.job.description")
+    sc.setJobDescription(s"sparkbloom: indexing ${columns.mkString(", ")} of ${files.size} files of $root")
+    try {
+      sc.parallelize(files, tasks).flatMap { case (status, relativePath) =>
+        try Some(FileIndexer.index(status, relativePath, columns, caseSensitive, fpp, maxBytes, shipped.value))
+        catch {
+          case NonFatal(e) =>
+            LoggerFactory.getLogger(getClass).warn(s"sparkbloom could not index ${status.getPath}; it stays unindexed: $e")
+            None
+        }
+      }.collect().toIndexedSeq
+    } finally sc.setJobDescription(previous)
+  }
+
+  /** Lines every unit of a column up to the largest unit's block count (within the ceiling). */
+  private def writeSegment(fs: FileSystem, path: Path, results: IndexedSeq[FileIndexer.Result], columns: Seq[String]): Unit = {
+    val data = columns.indices.map { c =>
+      val perFile = results.map(_.columns(c))
+      val blocks = math.max(1, perFile.flatMap(_.bitsets).map(_.length / SplitBlockBloomFilter.BytesPerBlock).foldLeft(1)(math.max))
+      var next = 0
+      val entries = perFile.map { column =>
+        val entry = if (column.entry.units == 0) ColumnEntry.NotCovered else column.entry.copy(firstUnit = next)
+        next += column.entry.units
+        entry
+      }
+      val units = perFile.flatMap(_.bitsets).map(b => SplitBlockBloomFilter.fromBitset(b).resizedTo(blocks))
+      val maxFpp = units.map(FilterEstimates.fpp).foldLeft(0.0)(math.max)
+      ColumnData(columns(c), blocks, units, maxFpp, entries)
+    }
+    IndexLayout.writeSegment(fs, path, results.map(_.file), data)
+  }
+
+  /** After a rebuild: older manifests and segments no manifest names any more. */
+  private def removeUnreferenced(fs: FileSystem, dir: Path, live: Set[String], version: Long): Unit =
+    fs.listStatus(dir).map(_.getPath).foreach { p =>
+      val name = p.getName
+      val stale = (name.startsWith("segment-") && !live.contains(name)) ||
+        (name.endsWith(".manifest") && name != s"v$version.manifest")
+      if (stale) try fs.delete(p, false) catch { case NonFatal(_) => }
+    }
+
+  def drop(spark: SparkSession, root: Path): Boolean = {
+    val conf = spark.sessionState.newHadoopConf()
+    val fs = root.getFileSystem(conf)
+    val dir = IndexLayout.dirOf(fs.makeQualified(root))
+    TableIndex.invalidate(dir.toString)
+    fs.exists(dir) && fs.delete(dir, true)
+  }
+
+  /** What `describe` reports: the index's size and what it covers of the current files. */
+  final case class Description(
+      root: Path,
+      columns: Seq[String],
+      fpp: Double,
+      segments: Int,
+      indexBytes: Long,
+      filesTotal: Int,
+      filesCovered: Int,
+      entries: Int,
+      maxEstimatedFpp: Map[String, Double],
+      blocksPerUnit: Map[String, Int],
+      units: Map[String, Int])
+
+  def describe(spark: SparkSession, root: Path): Option[Description] = {
+    val conf = spark.sessionState.newHadoopConf()
+    val fs = root.getFileSystem(conf)
+    val qualifiedRoot = fs.makeQualified(root)
+    val dir = IndexLayout.dirOf(qualifiedRoot)
+    if (!fs.exists(dir)) return None
+    val index = IndexLayout.latestManifest(fs, dir).map { case (p, v) => TableIndex.load(fs, qualifiedRoot, dir, p, v) }
+      .getOrElse(return None)
+    val files = ParquetFileListing.list(qualifiedRoot.toString, conf)
+    val bytes = fs.listStatus(dir).map(_.getLen).sum
+    val columns = index.segments.flatMap(_.directory.columns)
+    def perColumn[T](f: Seq[IndexLayout.SegmentColumn] => T): Map[String, T] =
+      columns.groupBy(_.name).map { case (name, cs) => name -> f(cs) }
+    Some(Description(qualifiedRoot, index.manifest.columns, index.manifest.fpp, index.segments.size, bytes, files.size,
+      files.count(f => index.freshEntryOf(f).isDefined), index.segments.map(_.directory.files.size).sum,
+      perColumn(_.map(_.maxUnitFpp).max), perColumn(_.map(_.numBlocks).max), perColumn(_.map(_.numUnits).sum)))
+  }
+}

@@ -1,0 +1,275 @@
+package sparkbloom.index
+
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream, IOException}
+import java.util.zip.CRC32
+
+import org.apache.hadoop.fs.{FileSystem, Path}
+
+import sparkbloom.sbbf.SplitBlockBloomFilter
+
+/**
+ * The files of a table index, in `<table>/_sparkbloom_index/` (a name Spark's listing skips).
+ *
+ * - `v<N>.manifest`: the index's columns and fpp and its live segments, oldest first; the
+ *   highest N is the index. Each change writes the next N without overwriting (a writer that
+ *   loses a race fails rather than dropping the other's segment).
+ * - `segment-<uuid>.sbi`: immutable. For each column, the filters of its units (a whole
+ *   file, or one row group of a file) at one power-of-two block count, **block-major**:
+ *   block 0 of every unit, then block 1 of every unit, and so on. A key hashes to one block,
+ *   so probing every unit costs one contiguous read of `units x 32` bytes. Then a directory
+ *   (files, their identities and row groups, and per column which units belong to which
+ *   file), and an 12-byte trailer: the directory's offset and a magic number. Each block row
+ *   and the directory carry a CRC32: a damaged segment is ignored, never believed.
+ */
+private[sparkbloom] object IndexLayout {
+  val DirName = "_sparkbloom_index"
+  private val ManifestMagic = 0x53424d31 // "SBM1"
+  private val SegmentMagic = 0x53425331 // "SBS1"
+  private val ManifestName = """v(\d+)\.manifest""".r
+
+  def dirOf(root: Path): Path = new Path(root, DirName)
+
+  /** The latest manifest's name and number under `dir`, if there is one. */
+  def latestManifest(fs: FileSystem, dir: Path): Option[(Path, Long)] =
+    fs.listStatus(dir).toSeq.map(_.getPath).flatMap(p => p.getName match {
+      case ManifestName(n) => Some(p -> n.toLong)
+      case _ => None
+    }).sortBy(_._2).lastOption
+
+  final case class Manifest(version: Long, columns: Seq[String], fpp: Double, maxBytes: Int, segments: Seq[String])
+
+  def writeManifest(fs: FileSystem, dir: Path, manifest: Manifest): Unit = {
+    val bytes = new ByteArrayOutputStream()
+    val out = new DataOutputStream(bytes)
+    out.writeInt(ManifestMagic)
+    out.writeLong(manifest.version)
+    out.writeDouble(manifest.fpp)
+    out.writeInt(manifest.maxBytes)
+    writeStrings(out, manifest.columns)
+    writeStrings(out, manifest.segments)
+    out.flush()
+    val target = new Path(dir, s"v${manifest.version}.manifest")
+    val stream = try fs.create(target, false) catch {
+      case e: IOException => throw new IOException(s"the index at $dir was changed by another writer ($target exists)", e)
+    }
+    try stream.write(withCrc(bytes.toByteArray)) finally stream.close()
+  }
+
+  def readManifest(fs: FileSystem, path: Path, version: Long): Manifest = {
+    val in = new DataInputStream(new ByteArrayInputStream(checkedBytes(readAll(fs, path), path.toString)))
+    if (in.readInt() != ManifestMagic) throw new IOException(s"$path is not a sparkbloom index manifest")
+    val stored = in.readLong()
+    if (stored != version) throw new IOException(s"$path says it is version $stored")
+    Manifest(stored, fpp = in.readDouble(), maxBytes = in.readInt(), columns = readStrings(in), segments = readStrings(in))
+  }
+
+  /** One indexed file, as the segment saw it. */
+  final case class IndexedFile(
+      relativePath: String,
+      identity: FileIdentity,
+      rowGroups: Int,
+      midpoints: Option[IndexedSeq[Long]],
+      legacyCalendar: Boolean)
+
+  /**
+   * Where one file's filters for a column are: `units` consecutive units from `firstUnit`,
+   * one for the whole file (`fileLevel`) or one per row group; `units == 0` when the file
+   * has no usable column of that name (missing, ambiguous, repeated, a type without filters).
+   *
+   * @param fileColumn    the column's dotted path in the file, in the file's case
+   * @param ambiguousCase another column of the file has the same path case-insensitively
+   * @param primitiveType the file column's Parquet type, as a schema fragment
+   */
+  final case class ColumnEntry(
+      fileColumn: String,
+      ambiguousCase: Boolean,
+      primitiveType: String,
+      firstUnit: Int,
+      units: Int,
+      fileLevel: Boolean)
+
+  object ColumnEntry {
+    val NotCovered: ColumnEntry = ColumnEntry("", ambiguousCase = false, "", 0, 0, fileLevel = false)
+  }
+
+  /**
+   * One column of a segment.
+   *
+   * @param maxUnitFpp the largest false-positive probability of any unit at `numBlocks`
+   *                   (measured on its bits), for `describe`
+   */
+  final case class SegmentColumn(
+      name: String,
+      numBlocks: Int,
+      numUnits: Int,
+      dataOffset: Long,
+      rowCrcs: IndexedSeq[Int],
+      maxUnitFpp: Double,
+      entries: IndexedSeq[ColumnEntry]) {
+    def rowBytes: Int = numUnits * SplitBlockBloomFilter.BytesPerBlock
+  }
+
+  final case class SegmentDirectory(files: IndexedSeq[IndexedFile], columns: IndexedSeq[SegmentColumn])
+
+  /** Column data to write: the units' filters, all at `numBlocks`, in unit order. */
+  final case class ColumnData(name: String, numBlocks: Int, units: IndexedSeq[SplitBlockBloomFilter],
+      maxUnitFpp: Double, entries: IndexedSeq[ColumnEntry])
+
+  def writeSegment(fs: FileSystem, path: Path, files: IndexedSeq[IndexedFile], columns: Seq[ColumnData]): Long = {
+    val out = fs.create(path, false)
+    try {
+      val written = columns.map { column =>
+        val offset = out.getPos
+        val bitsets = column.units.map(_.toBitset)
+        val row = new Array[Byte](bitsets.size * SplitBlockBloomFilter.BytesPerBlock)
+        val crcs = (0 until column.numBlocks).map { block =>
+          bitsets.indices.foreach { u =>
+            System.arraycopy(bitsets(u), block * SplitBlockBloomFilter.BytesPerBlock, row,
+              u * SplitBlockBloomFilter.BytesPerBlock, SplitBlockBloomFilter.BytesPerBlock)
+          }
+          out.write(row)
+          crc(row, 0, row.length)
+        }
+        SegmentColumn(column.name, column.numBlocks, bitsets.size, offset, crcs, column.maxUnitFpp, column.entries)
+      }
+      val directoryOffset = out.getPos
+      out.write(withCrc(encodeDirectory(SegmentDirectory(files, written.toIndexedSeq))))
+      out.writeLong(directoryOffset)
+      out.writeInt(SegmentMagic)
+      out.getPos
+    } finally out.close()
+  }
+
+  def readDirectory(fs: FileSystem, path: Path): SegmentDirectory = {
+    val in = fs.open(path)
+    try {
+      val length = fs.getFileStatus(path).getLen
+      if (length < 12) throw new IOException(s"$path is too short for an index segment")
+      val trailer = new Array[Byte](12)
+      in.readFully(length - 12, trailer)
+      val tail = new DataInputStream(new ByteArrayInputStream(trailer))
+      val offset = tail.readLong()
+      if (tail.readInt() != SegmentMagic || offset < 0 || offset > length - 12 || length - 12 - offset > Int.MaxValue) {
+        throw new IOException(s"$path is not a sparkbloom index segment")
+      }
+      val bytes = new Array[Byte]((length - 12 - offset).toInt)
+      in.readFully(offset, bytes)
+      val directory = decodeDirectory(checkedBytes(bytes, path.toString))
+      directory.columns.foreach { c =>
+        if (c.dataOffset < 0 || c.dataOffset + c.numBlocks.toLong * c.rowBytes > offset || c.rowCrcs.size != c.numBlocks) {
+          throw new IOException(s"$path: column ${c.name} does not fit the segment")
+        }
+      }
+      directory
+    } finally in.close()
+  }
+
+  /** One block row of a column: that block of every unit, checked against its CRC. */
+  def readRow(in: org.apache.hadoop.fs.FSDataInputStream, path: Path, column: SegmentColumn, block: Int): Array[Byte] = {
+    val row = new Array[Byte](column.rowBytes)
+    in.readFully(column.dataOffset + block.toLong * column.rowBytes, row)
+    if (crc(row, 0, row.length) != column.rowCrcs(block)) {
+      throw new IOException(s"$path: block $block of column ${column.name} fails its checksum")
+    }
+    row
+  }
+
+  private def encodeDirectory(d: SegmentDirectory): Array[Byte] = {
+    val bytes = new ByteArrayOutputStream()
+    val out = new DataOutputStream(bytes)
+    out.writeInt(d.files.size)
+    d.files.foreach { f =>
+      out.writeUTF(f.relativePath)
+      out.writeLong(f.identity.length)
+      out.writeLong(f.identity.modificationTime)
+      out.writeUTF(f.identity.etag)
+      out.writeLong(f.identity.changeTime)
+      out.writeInt(f.rowGroups)
+      out.writeBoolean(f.legacyCalendar)
+      out.writeInt(f.midpoints.map(_.size).getOrElse(-1))
+      f.midpoints.foreach(_.foreach(out.writeLong))
+    }
+    out.writeInt(d.columns.size)
+    d.columns.foreach { c =>
+      out.writeUTF(c.name)
+      out.writeInt(c.numBlocks)
+      out.writeInt(c.numUnits)
+      out.writeLong(c.dataOffset)
+      out.writeDouble(c.maxUnitFpp)
+      c.rowCrcs.foreach(out.writeInt)
+      c.entries.foreach { e =>
+        out.writeUTF(e.fileColumn)
+        out.writeBoolean(e.ambiguousCase)
+        out.writeUTF(e.primitiveType)
+        out.writeInt(e.firstUnit)
+        out.writeInt(e.units)
+        out.writeBoolean(e.fileLevel)
+      }
+    }
+    out.flush()
+    bytes.toByteArray
+  }
+
+  private def decodeDirectory(bytes: Array[Byte]): SegmentDirectory = {
+    val in = new DataInputStream(new ByteArrayInputStream(bytes))
+    val files = IndexedSeq.fill(in.readInt()) {
+      val path = in.readUTF()
+      val identity = FileIdentity(in.readLong(), in.readLong(), in.readUTF(), in.readLong())
+      val rowGroups = in.readInt()
+      val legacy = in.readBoolean()
+      val midpointCount = in.readInt()
+      val midpoints = if (midpointCount < 0) None else Some(IndexedSeq.fill(midpointCount)(in.readLong()))
+      IndexedFile(path, identity, rowGroups, midpoints, legacy)
+    }
+    val columns = IndexedSeq.fill(in.readInt()) {
+      val name = in.readUTF()
+      val numBlocks = in.readInt()
+      val numUnits = in.readInt()
+      val offset = in.readLong()
+      val fpp = in.readDouble()
+      val crcs = IndexedSeq.fill(numBlocks)(in.readInt())
+      val entries = IndexedSeq.fill(files.size)(
+        ColumnEntry(in.readUTF(), in.readBoolean(), in.readUTF(), in.readInt(), in.readInt(), in.readBoolean()))
+      entries.foreach { e =>
+        if (e.units < 0 || e.firstUnit < 0 || e.firstUnit.toLong + e.units > numUnits) {
+          throw new IOException(s"an entry of column $name points outside its $numUnits units")
+        }
+      }
+      SegmentColumn(name, numBlocks, numUnits, offset, crcs, fpp, entries)
+    }
+    SegmentDirectory(files, columns)
+  }
+
+  private def writeStrings(out: DataOutputStream, values: Seq[String]): Unit = {
+    out.writeInt(values.size)
+    values.foreach(out.writeUTF)
+  }
+
+  private def readStrings(in: DataInputStream): Seq[String] = Seq.fill(in.readInt())(in.readUTF())
+
+  private def readAll(fs: FileSystem, path: Path): Array[Byte] = {
+    val in = fs.open(path)
+    try org.apache.commons.io.IOUtils.toByteArray(in) finally in.close()
+  }
+
+  private def crc(bytes: Array[Byte], offset: Int, length: Int): Int = {
+    val c = new CRC32()
+    c.update(bytes, offset, length)
+    c.getValue.toInt
+  }
+
+  /** `bytes` followed by their CRC32. */
+  private def withCrc(bytes: Array[Byte]): Array[Byte] = {
+    val out = java.util.Arrays.copyOf(bytes, bytes.length + 4)
+    java.nio.ByteBuffer.wrap(out, bytes.length, 4).putInt(crc(bytes, 0, bytes.length))
+    out
+  }
+
+  /** `bytes` without their trailing CRC32, which must match. */
+  private def checkedBytes(bytes: Array[Byte], what: String): Array[Byte] = {
+    if (bytes.length < 4) throw new IOException(s"$what is truncated")
+    val body = bytes.length - 4
+    if (java.nio.ByteBuffer.wrap(bytes, body, 4).getInt != crc(bytes, 0, body)) throw new IOException(s"$what fails its checksum")
+    java.util.Arrays.copyOf(bytes, body)
+  }
+}
