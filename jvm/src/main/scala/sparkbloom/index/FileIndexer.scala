@@ -15,7 +15,7 @@ import org.apache.parquet.io.api.{Converter, GroupConverter, PrimitiveConverter}
 import org.apache.parquet.schema.{GroupType, MessageType, PrimitiveType, Type}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
-import sparkbloom.read.{BloomFilterIO, FilterLookup, FooterReader, FooterSummary}
+import sparkbloom.read.{BloomFilterIO, FileIdentity, FilterLookup, FooterReader, FooterSummary}
 import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter, XxHash64}
 
 /**

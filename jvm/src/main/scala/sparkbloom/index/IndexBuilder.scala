@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory
 
 import sparkbloom.{SerializableHadoopConf, SparkBloomConf, SparkBloomException}
 import sparkbloom.index.IndexLayout.{ColumnData, ColumnEntry, Manifest}
-import sparkbloom.read.ParquetFileListing
+import sparkbloom.read.{FileIdentity, ParquetFileListing}
 import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
 import sparkbloom.write.BloomWriteOptions
 

@@ -5,6 +5,7 @@ import java.util.zip.CRC32
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 
+import sparkbloom.read.FileIdentity
 import sparkbloom.sbbf.SplitBlockBloomFilter
 
 /**

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory
 import sparkbloom.catalyst.PointPredicate
 import sparkbloom.catalyst.PointPredicate.{All, AnyOf, ColumnIn}
 import sparkbloom.index.IndexLayout.{ColumnEntry, IndexedFile, Manifest, SegmentColumn, SegmentDirectory}
-import sparkbloom.read.RowGroupJudge
+import sparkbloom.read.{FileIdentity, RowGroupJudge}
 import sparkbloom.sbbf.SplitBlockBloomFilter
 
 /**

@@ -9,21 +9,20 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import sparkbloom.shims.SparkShims
 
 /**
- * A file as the cache knows it. A rewritten file has another length, modification time
- * or (where the file system offers one, as object stores do) etag.
+ * A file as the cache knows it. A rewritten file has another length, modification time,
+ * etag (where the file system offers one, as object stores do) or, on a local file system,
+ * change time (see [[FileIdentity]]).
  *
  * @param scope "" for what anyone may read; otherwise the reader that decrypted it (see
  *              [[ProbeCache.scopeOf]]): what one session decrypted never serves another
  */
-final case class FileKey(path: String, length: Long, modificationTime: Long, etag: String = "", scope: String = "")
+final case class FileKey(path: String, length: Long, modificationTime: Long, etag: String = "", scope: String = "",
+    changeTime: Long = -1L)
 
 object FileKey {
   def of(status: org.apache.hadoop.fs.FileStatus, scope: String): FileKey = {
-    val etag = status match {
-      case e: org.apache.hadoop.fs.EtagSource => Option(e.getEtag).getOrElse("")
-      case _ => ""
-    }
-    FileKey(status.getPath.toString, status.getLen, status.getModificationTime, etag, scope)
+    val identity = FileIdentity.of(status)
+    FileKey(status.getPath.toString, identity.length, identity.modificationTime, identity.etag, scope, identity.changeTime)
   }
 }
 

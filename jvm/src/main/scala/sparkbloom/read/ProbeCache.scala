@@ -9,12 +9,13 @@ import scala.jdk.CollectionConverters._
  * bytes and evicted least-recently-used first.
  *
  * A file rewritten in place must never be judged by what the older file held. Keys carry
- * the file's length, modification time and etag; a file modified less than
- * [[ProbeCache.SettleMillis]] ago is not cached at all, because a rewrite within the same
- * tick of a coarse clock (object stores report seconds) would keep all three; and Spark's
- * own SQL invalidations (`REFRESH TABLE`, `REFRESH path`, `CLEAR CACHE`; the Catalog API
- * calls have no hook) drop the entries of their paths. What remains: a rewrite that keeps length and an old modification time
- * (copied with its times preserved) on a file system without etags is seen only after
+ * the file's length, modification time, etag and (local files) change time; a file
+ * modified less than [[ProbeCache.SettleMillis]] ago is not cached at all, because a
+ * rewrite within the same tick of a coarse clock (object stores report seconds) would keep
+ * the first three; and Spark's own SQL invalidations (`REFRESH TABLE`, `REFRESH path`,
+ * `CLEAR CACHE`; the Catalog API calls have no hook) drop the entries of their paths. What
+ * remains: a rewrite that keeps length and an old modification time (copied with its times
+ * preserved) on a file system with neither etags nor change times (HDFS) is seen only after
  * one of those invalidations.
  */
 final class ProbeCache(initialMaxBytes: Long) {
@@ -85,7 +86,7 @@ final class ProbeCache(initialMaxBytes: Long) {
 
 object ProbeCache {
   /** Files younger than this are read, not cached: a coarse clock could not tell a rewrite. */
-  val SettleMillis: Long = 10000L
+  val SettleMillis: Long = FileIdentity.SettleMillis
 
   private def settled(file: FileKey): Boolean = file.modificationTime <= System.currentTimeMillis() - SettleMillis
 

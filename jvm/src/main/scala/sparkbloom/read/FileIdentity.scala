@@ -1,4 +1,4 @@
-package sparkbloom.index
+package sparkbloom.read
 
 import org.apache.hadoop.fs.{EtagSource, FileStatus, Path}
 
