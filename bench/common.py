@@ -171,18 +171,19 @@ def planning_tasks(spark: SparkSession, plan: Callable[[], DataFrame]) -> int:
 Results = dict[str, dict[str, dict[str, float]]]
 
 
-def interleaved(spark: SparkSession, layouts: list[str], queries: list[str], repeats: int, sparkbloom_layout: str,
-                run: Callable[[str, str], DataFrame],
+def interleaved(spark: SparkSession, layouts: list[str], queries: list[str], repeats: int,
+                sparkbloom_layout: str | set[str], run: Callable[[str, str], DataFrame],
                 counts: Callable[[str, str, Measured], dict[str, float]]) -> Results:
     """Every query on every layout, layouts interleaved within each round, sparkbloom on for
-    its layout only (the others are vanilla Spark): per layout and query, the median seconds
+    its layout(s) only (the others are vanilla Spark): per layout and query, the median seconds
     and the last round's ``counts`` (of layout, query and measurement). Round 0 warms up (JIT, caches) and is not counted."""
     times: dict[tuple[str, str], list[float]] = {}
     last: dict[tuple[str, str], dict[str, float]] = {}
     for round_ in range(repeats + 1):
         for query in queries:
             for layout in layouts:
-                spark.conf.set("spark.sparkbloom.enabled", str(layout == sparkbloom_layout).lower())
+                on = layout in sparkbloom_layout if isinstance(sparkbloom_layout, set) else layout == sparkbloom_layout
+                spark.conf.set("spark.sparkbloom.enabled", str(on).lower())
                 m = measure_once(spark, lambda: run(layout, query))
                 if round_ == 0:
                     continue

@@ -73,6 +73,17 @@ object SparkBloomConf {
    */
   val IndexEnabled = "spark.sparkbloom.index.enabled"
 
+  /**
+   * Above this many files left to judge by their footers (after the table index), the
+   * footers and filters are read by a Spark job on the executors instead of the driver;
+   * 0 never. See bench/README.md ("Table index") for how the default was measured.
+   */
+  val ExecutorProbingAbove = "spark.sparkbloom.pruning.executorProbingAbove"
+  val DefaultExecutorProbingAbove: Int = 20000
+
+  def executorProbingAbove(conf: SQLConf): Int =
+    conf.getConfString(ExecutorProbingAbove, DefaultExecutorProbingAbove.toString).trim.toInt
+
   def indexEnabled(conf: SQLConf): Boolean = conf.getConfString(IndexEnabled, "true").trim.toBoolean
 
   def joinEnabled(conf: SQLConf): Boolean = conf.getConfString(JoinEnabled, "true").trim.toBoolean

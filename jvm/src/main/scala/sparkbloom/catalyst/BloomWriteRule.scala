@@ -12,6 +12,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.types.StructType
 
 import sparkbloom.hashing.FilterSupport
+import sparkbloom.index.IndexMaintenance
 import sparkbloom.write.{BloomParquetFileFormat, BloomWriteOptions}
 
 /**
@@ -32,6 +33,7 @@ final case class BloomWriteRule(session: SparkSession) extends Rule[LogicalPlan]
     // Only Spark's own Parquet format: a subclass belongs to another project (a lake
     // format's writer) and is written exactly as without sparkbloom.
     case cmd: InsertIntoHadoopFsRelationCommand if cmd.fileFormat.getClass == classOf[ParquetFileFormat] =>
+      IndexMaintenance.noticeWrite(session, cmd.outputPath, cmd.partitionColumns.size)
       val options = tableOptions(cmd.catalogTable) ++ cmd.options
       val partitions = cmd.partitionColumns.map(_.name)
       specFor(options, cmd.query.schema, partitions) match {

@@ -10,7 +10,7 @@ import org.apache.spark.sql.internal.SQLConf
 
 import sparkbloom.SparkBloomConf
 import sparkbloom.index.{IndexVerdict, TableIndex}
-import sparkbloom.read.{FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection}
+import sparkbloom.read.{ExecutorProbing, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection}
 
 /**
  * Turns one scan's file listing (after partition pruning) into the listing Spark should
@@ -112,13 +112,21 @@ final class ListingPruner(
       legacyCalendarSession = legacyCalendarInRead(conf),
       parallelism = SparkBloomConf.parallelism(conf))
     val byIndex =
-      if (SparkBloomConf.indexEnabled(conf)) judgeByIndexes(files, inFiles.get, hadoopConf, conf) else Map.empty[Int, IndexVerdict]
-    val decided = byIndex.filter { case (_, v) => v.rulesOutFile || v.complete }
-    val toOpen = files.indices.filterNot(decided.contains)
-    val opened = toOpen.zip(pruner.judge(toOpen.map(files), inFiles.get)).toMap
+      if (SparkBloomConf.indexEnabled(conf)) judgeByIndexes(files, inFiles.get, hadoopConf, conf)
+      else new Array[IndexVerdict](files.size)
+    def decided(i: Int): Boolean = byIndex(i) != null && (byIndex(i).rulesOutFile || byIndex(i).complete)
+    val toOpen = files.indices.filterNot(decided)
+    val (ownVerdicts, bytesOnExecutors) =
+      if (ExecutorProbing.wanted(toOpen.size, SparkBloomConf.executorProbingAbove(conf), hadoopConf)) {
+        ExecutorProbing.judge(session, hadoopConf, toOpen.map(files), inFiles.get, conf.caseSensitiveAnalysis,
+          legacyCalendarInRead(conf), SparkBloomConf.parallelism(conf))
+      } else (pruner.judge(toOpen.map(files), inFiles.get), 0L)
+    val opened = toOpen.zip(ownVerdicts).toMap
     val verdicts = files.indices.map { i =>
-      decided.get(i).map(v => FileVerdict(files(i), v.rowGroups, v.mayMatch, v.midpoints))
-        .getOrElse(byIndex.get(i).map(narrowed(opened(i), _)).getOrElse(opened(i)))
+      val v = byIndex(i)
+      if (decided(i)) FileVerdict(files(i), v.rowGroups, v.mayMatch, v.midpoints)
+      else if (v != null) narrowed(opened(i), v)
+      else opened(i)
     }
     val keepAllFiles = !SparkBloomConf.pruneFiles(conf)
     val kept = verdicts.filter(v => keepAllFiles || v.keep).map(v => v.status.getPath -> v).toMap
@@ -137,22 +145,26 @@ final class ListingPruner(
       filesSkipped = files.size - kept.size,
       rowGroupsTotal = judged.map(_.rowGroups.toLong).sum,
       rowGroupsSkipped = judged.map(_.ruledOut.toLong).sum,
-      filterBytesRead = pruner.filterBytesRead,
+      filterBytesRead = pruner.filterBytesRead + bytesOnExecutors,
       joinKeys = keys.keys,
       probeTimeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-      filesCoveredByIndex = byIndex.size,
-      filesSkippedByIndex = byIndex.count(_._2.rulesOutFile))
+      filesCoveredByIndex = byIndex.count(_ != null),
+      filesSkippedByIndex = byIndex.count(v => v != null && v.rulesOutFile))
     (pruned, stats)
   }
 
-  /** What the table indexes of the scan's roots say, for the files they cover. */
+  /** What the table indexes of the scan's roots say, by file position; null where none covers a file. */
   private def judgeByIndexes(files: IndexedSeq[FileStatus], predicate: PointPredicate,
-      hadoopConf: org.apache.hadoop.conf.Configuration, conf: SQLConf): Map[Int, IndexVerdict] =
-    indexRoots().flatMap(TableIndex.at(_, hadoopConf)).foldLeft(Map.empty[Int, IndexVerdict]) { (known, index) =>
-      val open = files.indices.filterNot(known.contains)
-      known ++ index.judge(open.map(files), predicate, conf.caseSensitiveAnalysis, legacyCalendarInRead(conf), hadoopConf)
-        .map { case (j, v) => open(j) -> v }
+      hadoopConf: org.apache.hadoop.conf.Configuration, conf: SQLConf): Array[IndexVerdict] = {
+    val verdicts = new Array[IndexVerdict](files.size)
+    indexRoots().flatMap(TableIndex.at(_, hadoopConf)).foreach { index =>
+      val open = files.indices.filter(verdicts(_) == null)
+      val judged = index.judge(open.map(files), predicate, conf.caseSensitiveAnalysis, legacyCalendarInRead(conf),
+        hadoopConf, SparkBloomConf.parallelism(conf))
+      open.indices.foreach(j => verdicts(open(j)) = judged(j))
     }
+    verdicts
+  }
 
   /** A file's own verdict, narrowed by the index's: each is sound, so both must allow a row group. */
   private def narrowed(own: FileVerdict, index: IndexVerdict): FileVerdict =

@@ -7,7 +7,9 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.slf4j.LoggerFactory
 
-import sparkbloom.{SerializableHadoopConf, SparkBloomConf, SparkBloomException}
+import org.apache.spark.util.SerializableConfiguration
+
+import sparkbloom.{SparkBloomConf, SparkBloomException}
 import sparkbloom.index.IndexLayout.{ColumnData, ColumnEntry, Manifest}
 import sparkbloom.read.{FileIdentity, ParquetFileListing}
 import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
@@ -91,7 +93,7 @@ private[sparkbloom] object IndexBuilder {
       fpp: Double, maxBytes: Int): IndexedSeq[FileIndexer.Result] = {
     if (files.isEmpty) return IndexedSeq.empty
     val sc = spark.sparkContext
-    val shipped = new SerializableHadoopConf(spark.sessionState.newHadoopConf())
+    val shipped = new SerializableConfiguration(spark.sessionState.newHadoopConf())
     val caseSensitive = spark.sessionState.conf.caseSensitiveAnalysis
     val tasks = math.max(1, math.min(files.size, math.max(sc.defaultParallelism * 4, files.size / 64)))
     val previous = sc.getLocalProperty("spark.job.description")

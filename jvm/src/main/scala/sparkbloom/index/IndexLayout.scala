@@ -87,7 +87,13 @@ private[sparkbloom] object IndexLayout {
       primitiveType: String,
       firstUnit: Int,
       units: Int,
-      fileLevel: Boolean)
+      fileLevel: Boolean,
+      shape: Int = -1) {
+    def shapeKey: Shape = Shape(fileColumn, ambiguousCase, primitiveType)
+  }
+
+  /** What most files of a column share: its name and type in the file. */
+  final case class Shape(fileColumn: String, ambiguousCase: Boolean, primitiveType: String)
 
   object ColumnEntry {
     val NotCovered: ColumnEntry = ColumnEntry("", ambiguousCase = false, "", 0, 0, fileLevel = false)
@@ -106,6 +112,7 @@ private[sparkbloom] object IndexLayout {
       dataOffset: Long,
       rowCrcs: IndexedSeq[Int],
       maxUnitFpp: Double,
+      shapes: IndexedSeq[Shape],
       entries: IndexedSeq[ColumnEntry]) {
     def rowBytes: Int = numUnits * SplitBlockBloomFilter.BytesPerBlock
   }
@@ -131,7 +138,8 @@ private[sparkbloom] object IndexLayout {
           out.write(row)
           crc(row, 0, row.length)
         }
-        SegmentColumn(column.name, column.numBlocks, bitsets.size, offset, crcs, column.maxUnitFpp, column.entries)
+        val shapes = column.entries.map(_.shapeKey).distinct
+        SegmentColumn(column.name, column.numBlocks, bitsets.size, offset, crcs, column.maxUnitFpp, shapes, column.entries)
       }
       val directoryOffset = out.getPos
       out.write(withCrc(encodeDirectory(SegmentDirectory(files, written.toIndexedSeq))))
@@ -198,10 +206,16 @@ private[sparkbloom] object IndexLayout {
       out.writeLong(c.dataOffset)
       out.writeDouble(c.maxUnitFpp)
       c.rowCrcs.foreach(out.writeInt)
+      // Files mostly share a column's name and type: each distinct one is written once.
+      val shapeIndex = c.shapes.zipWithIndex.toMap
+      out.writeInt(c.shapes.size)
+      c.shapes.foreach { shape =>
+        out.writeUTF(shape.fileColumn)
+        out.writeBoolean(shape.ambiguousCase)
+        out.writeUTF(shape.primitiveType)
+      }
       c.entries.foreach { e =>
-        out.writeUTF(e.fileColumn)
-        out.writeBoolean(e.ambiguousCase)
-        out.writeUTF(e.primitiveType)
+        out.writeInt(shapeIndex(e.shapeKey))
         out.writeInt(e.firstUnit)
         out.writeInt(e.units)
         out.writeBoolean(e.fileLevel)
@@ -229,14 +243,20 @@ private[sparkbloom] object IndexLayout {
       val offset = in.readLong()
       val fpp = in.readDouble()
       val crcs = IndexedSeq.fill(numBlocks)(in.readInt())
-      val entries = IndexedSeq.fill(files.size)(
-        ColumnEntry(in.readUTF(), in.readBoolean(), in.readUTF(), in.readInt(), in.readInt(), in.readBoolean()))
+      val shapes = IndexedSeq.fill(in.readInt())(Shape(in.readUTF(), in.readBoolean(), in.readUTF()))
+      val entries = IndexedSeq.fill(files.size) {
+        val index = in.readInt()
+        if (index < 0 || index >= shapes.size) throw new IOException(s"an entry of column $name has no shape $index")
+        val shape = shapes(index)
+        ColumnEntry(shape.fileColumn, shape.ambiguousCase, shape.primitiveType, in.readInt(), in.readInt(), in.readBoolean(),
+          index)
+      }
       entries.foreach { e =>
         if (e.units < 0 || e.firstUnit < 0 || e.firstUnit.toLong + e.units > numUnits) {
           throw new IOException(s"an entry of column $name points outside its $numUnits units")
         }
       }
-      SegmentColumn(name, numBlocks, numUnits, offset, crcs, fpp, entries)
+      SegmentColumn(name, numBlocks, numUnits, offset, crcs, fpp, shapes, entries)
     }
     SegmentDirectory(files, columns)
   }

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory
 import sparkbloom.catalyst.PointPredicate
 import sparkbloom.catalyst.PointPredicate.{All, AnyOf, ColumnIn}
 import sparkbloom.index.IndexLayout.{ColumnEntry, IndexedFile, Manifest, SegmentColumn, SegmentDirectory}
-import sparkbloom.read.{FileIdentity, RowGroupJudge}
+import sparkbloom.read.{FileIdentity, FilePruner, RowGroupJudge}
 import sparkbloom.sbbf.SplitBlockBloomFilter
 
 /**
@@ -60,8 +60,13 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
 
   /** The entry of a listed file whose listing matches it: (segment, file ordinal). */
   def entryOf(status: FileStatus): Option[(Int, Int)] = relativePath(status).flatMap { rel =>
-    segments.indices.reverseIterator.flatMap(s => segments(s).fileOrdinal(rel).map(s -> _)).toSeq.headOption
-      .filter { case (s, f) => segments(s).file(f).identity.sameListing(status) }
+    var s = segments.size - 1
+    var found: Option[(Int, Int)] = None
+    while (found.isEmpty && s >= 0) {
+      found = segments(s).fileOrdinal(rel).map(s -> _)
+      s -= 1
+    }
+    found.filter { case (seg, f) => segments(seg).file(f).identity.sameListing(status) }
   }
 
   /** [[entryOf]], with the change time checked too (one `stat` on local file systems). */
@@ -71,30 +76,33 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
   }
 
   /**
-   * The index's verdicts for the files of a listing it covers (by position in `files`).
-   * Files it rules out entirely, or answers completely, have their change time checked
-   * before the answer is given (one `stat` each on local file systems).
+   * The index's verdicts for the files of a listing, by position in `files`: null for a
+   * file it does not cover. Files it rules out entirely, or answers completely, have their
+   * change time checked before the answer is given (one `stat` each on local file systems).
+   *
+   * First, per segment, column and file column type, the units that may hold one of the
+   * predicate's values (one block row read per distinct hash); then every file in
+   * parallel on `threads` threads, from those alone.
    */
   def judge(
       files: IndexedSeq[FileStatus],
       predicate: PointPredicate,
       caseSensitive: Boolean,
       legacyCalendarSession: Boolean,
-      conf: Configuration): Map[Int, IndexVerdict] = {
-    val probe = new Probe(conf, caseSensitive, legacyCalendarSession)
+      conf: Configuration,
+      threads: Int): Array[IndexVerdict] = {
+    val answers = new Answers(conf, caseSensitive, predicate)
     try {
-      val verdicts = files.indices.flatMap { i =>
+      FilePruner.inParallel(files.size, threads) { i =>
         entryOf(files(i)).flatMap { case (s, f) =>
           val file = segments(s).file(f)
-          val verdict = probe.verdict(s, f, file, predicate)
-          val decisive = verdict.exists(v => v.rulesOutFile || v.complete)
-          val trusted = !decisive || file.identity.changeTime < 0 ||
-            FileIdentity.changeTimeOf(files(i).getPath) == file.identity.changeTime
-          verdict.filter(_ => trusted).map(v => i -> (s, v))
-        }
+          answers.verdict(s, f, file, legacyCalendarSession).filter { v =>
+            !(v.rulesOutFile || v.complete) || file.identity.changeTime < 0 ||
+              FileIdentity.changeTimeOf(files(i).getPath) == file.identity.changeTime
+          }
+        }.orNull
       }
-      verdicts.collect { case (i, (s, v)) if !probe.broken(s) => i -> v }.toMap
-    } finally probe.close()
+    } finally answers.close()
   }
 
   private sealed trait Answer
@@ -102,69 +110,102 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
   private final case class WholeFile(mayMatch: Boolean) extends Answer
   private final case class PerRowGroup(units: java.util.BitSet, first: Int) extends Answer
 
-  /** One judgement's reads: block rows, read once each, and the segments found broken. */
-  private final class Probe(conf: Configuration, caseSensitive: Boolean, legacyCalendarSession: Boolean) {
+  /**
+   * What the index answers for each leaf of a predicate, worked out up front for every
+   * segment, column and shape (a file column's name and type), so that judging a file is
+   * array lookups and can run on many threads. A segment whose bits fail their checksum
+   * answers nothing.
+   */
+  private final class Answers(conf: Configuration, caseSensitive: Boolean, predicate: PointPredicate) {
     private val streams = mutable.Map.empty[Int, FSDataInputStream]
     private val unitsByHash = mutable.Map.empty[(Int, Int, Long), java.util.BitSet]
-    private val probesByType = mutable.Map.empty[(String, ColumnIn), Option[Seq[Long]]]
     private val brokenSegments = mutable.Set.empty[Int]
 
-    def broken(segment: Int): Boolean = brokenSegments.contains(segment)
+    private val leafNumbers = new java.util.IdentityHashMap[ColumnIn, Integer]()
+    private val leaves: IndexedSeq[ColumnIn] = {
+      val found = mutable.ArrayBuffer.empty[ColumnIn]
+      def walk(p: PointPredicate): Unit = p match {
+        case All(children) => children.foreach(walk)
+        case AnyOf(children) => children.foreach(walk)
+        case in: ColumnIn => if (!leafNumbers.containsKey(in)) { leafNumbers.put(in, found.size); found += in }
+      }
+      walk(predicate)
+      found.toIndexedSeq
+    }
 
-    def verdict(s: Int, f: Int, file: IndexedFile, predicate: PointPredicate): Option[IndexVerdict] =
-      if (broken(s) || file.rowGroups <= 0) None
+    /** Per leaf, segment, column and shape: None if the shape is not the leaf's column; else its units (None: undecidable). */
+    private val byShape: IndexedSeq[IndexedSeq[IndexedSeq[IndexedSeq[Option[Option[java.util.BitSet]]]]]] =
+      leaves.map { in =>
+        val dotted = in.path.mkString(".")
+        segments.indices.map { s =>
+          segments(s).directory.columns.indices.map { c =>
+            val column = segments(s).directory.columns(c)
+            column.shapes.map { shape =>
+              val named = shape.fileColumn.nonEmpty &&
+                (if (caseSensitive) shape.fileColumn == dotted else !shape.ambiguousCase && shape.fileColumn.equalsIgnoreCase(dotted))
+              if (!named) None else Some(unitsOf(s, c, column, primitiveTypeOf(shape.primitiveType), in))
+            }
+          }
+        }
+      }
+
+    private val calendar: IndexedSeq[Boolean] =
+      leaves.map(in => in.dataType == DateType || in.dataType == TimestampType || in.dataType == TimestampNTZType)
+
+    def verdict(s: Int, f: Int, file: IndexedFile, legacyCalendarSession: Boolean): Option[IndexVerdict] =
+      if (brokenSegments.contains(s) || file.rowGroups <= 0) None
       else {
-        var complete = true
-        val answers = mutable.Map.empty[ColumnIn, Answer]
-        def answer(in: ColumnIn): Answer = answers.getOrElseUpdate(in, {
-          val a = leaf(s, f, file, in)
-          if (!a.isInstanceOf[PerRowGroup] && a != WholeFile(false)) complete = false
-          a
-        })
+        val answers = leaves.indices.map(l => answer(l, s, f, file.legacyCalendar || legacyCalendarSession))
         def eval(p: PointPredicate, rowGroup: Int): Boolean = p match {
           case All(children) => children.forall(eval(_, rowGroup))
           case AnyOf(children) => children.exists(eval(_, rowGroup))
-          case in: ColumnIn => answer(in) match {
+          case in: ColumnIn => answers(leafNumbers.get(in)) match {
             case Maybe => true
             case WholeFile(may) => may
             case PerRowGroup(units, first) => units.get(first + rowGroup)
           }
         }
-        val mayMatch = (0 until file.rowGroups).map(eval(predicate, _))
-        if (broken(s)) None else Some(IndexVerdict(file.rowGroups, mayMatch, file.midpoints, complete))
+        val complete = answers.forall(a => a.isInstanceOf[PerRowGroup] || a == WholeFile(false))
+        Some(IndexVerdict(file.rowGroups, Array.tabulate(file.rowGroups)(eval(predicate, _)).toIndexedSeq,
+          file.midpoints, complete))
       }
 
-    private def leaf(s: Int, f: Int, file: IndexedFile, in: ColumnIn): Answer = {
-      val segment = segments(s)
-      val dotted = in.path.mkString(".")
-      val found = segment.directory.columns.indices.find { c =>
-        val e = segment.directory.columns(c).entries(f)
-        e.units > 0 && (if (caseSensitive) e.fileColumn == dotted
-          else e.fileColumn.toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT) && !e.ambiguousCase)
-      }
-      found match {
-        case None => Maybe
-        case Some(c) =>
-          val column = segment.directory.columns(c)
-          val entry = column.entries(f)
-          val primitive = primitiveTypeOf(entry.primitiveType)
-          val calendar = in.dataType == DateType || in.dataType == TimestampType || in.dataType == TimestampNTZType
-          if (calendar && (file.legacyCalendar || legacyCalendarSession)) Maybe
-          else if (in.fieldId.exists(id => !Option(primitive.getId).exists(_.intValue == id))) Maybe
-          else probesByType.getOrElseUpdate((entry.primitiveType, in), hashesOf(primitive, in)) match {
-            case None => Maybe
-            case Some(hashes) =>
-              val units = new java.util.BitSet(column.numUnits)
-              hashes.foreach(h => units.or(unitsMayContain(s, c, column, h)))
-              if (entry.fileLevel) WholeFile(units.get(entry.firstUnit)) else PerRowGroup(units, entry.firstUnit)
+    private def answer(l: Int, s: Int, f: Int, legacyCalendar: Boolean): Answer =
+      if (calendar(l) && legacyCalendar) Maybe
+      else {
+        val columns = segments(s).directory.columns
+        val shapes = byShape(l)(s)
+        var c = 0
+        var result: Answer = Maybe
+        var found = false
+        while (!found && c < columns.size) {
+          val entry = columns(c).entries(f)
+          if (entry.units > 0 && entry.shape >= 0) shapes(c)(entry.shape) match {
+            case None =>
+            case Some(units) =>
+              found = true
+              result = units match {
+                case None => Maybe
+                case Some(bits) => if (entry.fileLevel) WholeFile(bits.get(entry.firstUnit)) else PerRowGroup(bits, entry.firstUnit)
+              }
           }
+          c += 1
+        }
+        result
       }
-    }
 
-    private def hashesOf(primitive: PrimitiveType, in: ColumnIn): Option[Seq[Long]] = {
-      val probes = in.values.map(v => RowGroupJudge.probe(primitive, in.dataType, v))
-      if (probes.exists(_.isEmpty)) None else Some(probes.flatMap(_.get.hashes))
-    }
+    /** The units of a column that may hold a value of `in` stored as `primitive`; None if undecidable. */
+    private def unitsOf(s: Int, c: Int, column: SegmentColumn, primitive: PrimitiveType, in: ColumnIn): Option[java.util.BitSet] =
+      if (in.fieldId.exists(id => !Option(primitive.getId).exists(_.intValue == id))) None
+      else {
+        val probes = in.values.map(v => RowGroupJudge.probe(primitive, in.dataType, v))
+        if (probes.exists(_.isEmpty)) None
+        else {
+          val units = new java.util.BitSet(column.numUnits)
+          probes.flatMap(_.get.hashes).foreach(h => units.or(unitsMayContain(s, c, column, h)))
+          Some(units)
+        }
+      }
 
     /** The units of a column whose filter may hold `hash`: one read of one block row. */
     private def unitsMayContain(s: Int, c: Int, column: SegmentColumn, hash: Long): java.util.BitSet =

@@ -192,6 +192,25 @@ object FilePruner {
   /** Whether a warning about (file, column) was logged; "" for the file's footer. */
   private[read] def warnedAbout(path: String, column: String): Boolean = warned.contains((path, column))
 
+  /**
+   * `work(i)` for every i below `n`, on the driver's probing threads in `chunks` slices:
+   * for per-file checks too small to be a task each (a `stat` per file).
+   */
+  private[sparkbloom] def inParallel[T: scala.reflect.ClassTag](n: Int, threads: Int)(work: Int => T): Array[T] = {
+    val out = new Array[T](n)
+    if (n < 1024 || threads <= 1) (0 until n).foreach(i => out(i) = work(i))
+    else {
+      val chunk = math.max(256, n / (threads * 4))
+      val tasks = (0 until n by chunk).map { from =>
+        new Callable[Unit] {
+          def call(): Unit = (from until math.min(n, from + chunk)).foreach(i => out(i) = work(i))
+        }
+      }
+      pool(threads).invokeAll(tasks.asJava).asScala.foreach(_.get())
+    }
+    out
+  }
+
   @volatile private var sharedPool: (Int, java.util.concurrent.ExecutorService) = (0, null)
 
   /** Daemon threads for driver-side reads, resized when the session setting changes. */

@@ -1,0 +1,84 @@
+package sparkbloom.index
+
+import java.util.concurrent.{Executors, ThreadFactory}
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.execution.{CommandResultExec, QueryExecution, SparkPlan}
+import org.apache.spark.sql.execution.command.DataWritingCommandExec
+import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
+import org.apache.spark.sql.util.QueryExecutionListener
+import org.slf4j.LoggerFactory
+
+/**
+ * Keeps table indexes current after writes: once a Parquet write into an indexed table
+ * has committed, its new files are indexed (a refresh, which reads only them), in the
+ * background, one refresh at a time. Until then they are simply not covered: a scan judges
+ * them by their own footers, so a write is never hidden. Writes by other sessions or
+ * engines are picked up by the next refresh, the same way.
+ */
+private[sparkbloom] object IndexMaintenance {
+  private val log = LoggerFactory.getLogger(getClass)
+  private val watched = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[SparkSession, java.lang.Boolean]())
+
+  private lazy val refresher = Executors.newSingleThreadExecutor(new ThreadFactory {
+    def newThread(r: Runnable): Thread = {
+      val t = new Thread(r, "sparkbloom-index-refresh")
+      t.setDaemon(true)
+      t
+    }
+  })
+
+  /**
+   * Called for every Parquet write the session plans: if an index lies at its output (or
+   * as many levels up as it has partition columns), the session's writes are watched.
+   */
+  def noticeWrite(session: SparkSession, outputPath: Path, partitionDepth: Int): Unit =
+    if (!watched.containsKey(session) && indexRoot(session, outputPath, partitionDepth).isDefined) {
+      watched.synchronized {
+        if (!watched.containsKey(session)) {
+          session.listenerManager.register(new Listener(session))
+          watched.put(session, true)
+        }
+      }
+    }
+
+  private def indexRoot(session: SparkSession, outputPath: Path, partitionDepth: Int): Option[Path] =
+    try {
+      val fs = outputPath.getFileSystem(session.sessionState.newHadoopConf())
+      Iterator.iterate(outputPath)(_.getParent).takeWhile(_ != null).take(partitionDepth + 1)
+        .find(root => fs.exists(IndexLayout.dirOf(root)))
+    } catch {
+      case NonFatal(_) => None
+    }
+
+  /** Refreshes the index of every indexed table a successful write wrote to. */
+  private final class Listener(session: SparkSession) extends QueryExecutionListener {
+    override def onSuccess(funcName: String, qe: QueryExecution, durationNs: Long): Unit = {
+      val writes = writesIn(qe)
+      writes.flatMap(w => indexRoot(session, w.outputPath, w.partitionColumns.size)).distinct.foreach { root =>
+        refresher.execute(() =>
+          try IndexBuilder.build(session, root, None, None)
+          catch {
+            case NonFatal(e) => log.warn(s"sparkbloom could not refresh the index of $root after a write: $e")
+          })
+      }
+    }
+
+    override def onFailure(funcName: String, qe: QueryExecution, exception: Exception): Unit = ()
+  }
+
+  private def writesIn(qe: QueryExecution): Seq[InsertIntoHadoopFsRelationCommand] = {
+    def inPlan(plan: SparkPlan): Seq[InsertIntoHadoopFsRelationCommand] = plan.collect {
+      case DataWritingCommandExec(cmd: InsertIntoHadoopFsRelationCommand, _) => Seq(cmd)
+      case result: CommandResultExec => inPlan(result.commandPhysicalPlan)
+    }.flatten
+    def inLogical(plan: LogicalPlan): Seq[InsertIntoHadoopFsRelationCommand] = plan.collect {
+      case cmd: InsertIntoHadoopFsRelationCommand => cmd
+    }
+    (try inPlan(qe.executedPlan) catch { case NonFatal(_) => Nil }) ++ inLogical(qe.analyzed)
+  }
+}

@@ -1,0 +1,58 @@
+package sparkbloom.read
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.util.SerializableConfiguration
+
+import sparkbloom.catalyst.PointPredicate
+
+/**
+ * Footer and filter probing as a Spark job: for listings too large for one driver to read
+ * (100,000 footers are minutes on an object store), each task judges a slice of the files
+ * with its executor's own [[FilePruner]] and cache, and only compact verdicts come back, so
+ * the driver's memory grows with the verdicts, not with footers or filters.
+ */
+private[sparkbloom] object ExecutorProbing {
+
+  /** Files per task: enough to keep a task's probing threads busy, few enough to spread. */
+  private val FilesPerTask = 2000
+
+  private final case class Compact(rowGroups: Int, mayMatch: Array[Boolean], midpoints: Option[Array[Long]])
+
+  /** Verdicts for `files`, in order, and the filter bytes the tasks read. */
+  def judge(
+      session: SparkSession,
+      hadoopConf: Configuration,
+      files: IndexedSeq[FileStatus],
+      predicate: PointPredicate,
+      caseSensitive: Boolean,
+      legacyCalendarSession: Boolean,
+      parallelism: Int): (IndexedSeq[FileVerdict], Long) = {
+    val sc = session.sparkContext
+    val conf = new SerializableConfiguration(hadoopConf)
+    val described = files.map(f => (f.getPath.toString, f.getLen, f.getModificationTime))
+    val tasks = math.max(1, math.min(files.size / FilesPerTask + 1, sc.defaultParallelism * 4))
+    val previous = sc.getLocalProperty("spark.job.description")
+    sc.setJobDescription(s"sparkbloom: probing the footers of ${files.size} files")
+    val results = try {
+      sc.parallelize(described, tasks).mapPartitions { slice =>
+        val statuses = slice.map { case (path, length, mtime) => new FileStatus(length, false, 0, 0, mtime, new Path(path)) }
+          .toIndexedSeq
+        // No decryption keys travel: the driver probes itself when a crypto factory is set.
+        val pruner = new FilePruner(conf.value, ProbeCache.shared, "", caseSensitive, legacyCalendarSession, parallelism)
+        val verdicts = pruner.judge(statuses, predicate)
+          .map(v => Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray)))
+        Iterator((verdicts, pruner.filterBytesRead))
+      }.collect()
+    } finally sc.setJobDescription(previous)
+    val verdicts = results.iterator.flatMap(_._1).zip(files.iterator).map { case (c, status) =>
+      FileVerdict(status, c.rowGroups, c.mayMatch.toIndexedSeq, c.midpoints.map(_.toIndexedSeq))
+    }.toIndexedSeq
+    (verdicts, results.map(_._2).sum)
+  }
+
+  /** Whether a listing of `files` files is probed by a job: above the threshold, never with decryption. */
+  def wanted(files: Int, threshold: Int, hadoopConf: Configuration): Boolean =
+    threshold > 0 && files > threshold && hadoopConf.get("parquet.crypto.factory.class") == null
+}
