@@ -54,6 +54,13 @@ def test_build_describe_lookup_drop(spark: SparkSession, tmp_path: Path) -> None
     finally:
         spark.conf.unset("spark.sparkbloom.index.enabled")
 
+    spark.conf.set("spark.sql.sources.useV1SourceList", "")  # DataSource V2's ParquetScan
+    try:
+        count, stats = lookup(spark, path, "email IN ('user-4321', 'user-10')")
+        assert count == 2 and stats["files_skipped_by_index"] == 4, stats
+    finally:
+        spark.conf.unset("spark.sql.sources.useV1SourceList")
+
     assert sparkbloom.drop_index(spark, path)
     assert not (Path(path) / "_sparkbloom_index").exists()
     assert not sparkbloom.drop_index(spark, path)

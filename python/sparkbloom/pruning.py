@@ -13,6 +13,8 @@ PRUNING_KEYS = (
     "filter_bytes_read",
     "join_keys",
     "probe_time_ms",
+    "files_covered_by_index",
+    "files_skipped_by_index",
 )
 
 
@@ -23,7 +25,9 @@ def last_pruning(spark: SparkSession) -> dict[str, int]:
     (row groups the driver ruled out, including those of skipped files),
     ``filter_bytes_read`` (footer-located filter bytes read on the driver, 0 when served
     from the cache), ``join_keys`` (keys of a join's other side or an ``IN``/``EXISTS``
-    subquery probed at run time; 0 otherwise) and ``probe_time_ms``. An empty dict before the first scan; all zero
+    subquery probed at run time; 0 otherwise), ``probe_time_ms``, ``files_covered_by_index``
+    and ``files_skipped_by_index`` (files a table index answered for, and ruled out; see
+    :func:`sparkbloom.build_index`). An empty dict before the first scan; all zero
     for a scan with nothing to judge (``spark.sparkbloom.enabled`` off, or no ``=``, ``IN``
     or ``<=>`` on a literal).
     """

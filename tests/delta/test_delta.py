@@ -232,7 +232,8 @@ def test_explain_metrics_and_last_pruning_show_delta_pruning(spark: SparkSession
             spark.conf.unset("spark.sql.adaptive.enabled")
     assert checked(spark, query)[1] | {"probe_time_ms": 0, "filter_bytes_read": 0} == {
         "files_total": 4, "files_skipped": 3, "row_groups_total": 4, "row_groups_skipped": 3,
-        "join_keys": 0, "probe_time_ms": 0, "filter_bytes_read": 0}
+        "join_keys": 0, "probe_time_ms": 0, "filter_bytes_read": 0, "files_covered_by_index": 0,
+        "files_skipped_by_index": 0}
     spark.conf.set("spark.sparkbloom.enabled", "false")
     try:
         plan = spark.sql("EXPLAIN " + query).first()[0]

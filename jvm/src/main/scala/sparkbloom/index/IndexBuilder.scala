@@ -133,7 +133,7 @@ private[sparkbloom] object IndexBuilder {
     fs.listStatus(dir).map(_.getPath).foreach { p =>
       val name = p.getName
       val stale = (name.startsWith("segment-") && !live.contains(name)) ||
-        (name.endsWith(".manifest") && name != s"v$version.manifest")
+        (name.endsWith(".manifest") && name != s"v$version.manifest") || name.startsWith(".pending-")
       if (stale) try fs.delete(p, false) catch { case NonFatal(_) => }
     }
 
@@ -159,7 +159,12 @@ private[sparkbloom] object IndexBuilder {
       blocksPerUnit: Map[String, Int],
       units: Map[String, Int])
 
-  def describe(spark: SparkSession, root: Path): Option[Description] = {
+  /** [[describeOnce]], again if a concurrent refresh replaced the index while it was read. */
+  def describe(spark: SparkSession, root: Path): Option[Description] =
+    try describeOnce(spark, root)
+    catch { case NonFatal(_) => describeOnce(spark, root) }
+
+  private def describeOnce(spark: SparkSession, root: Path): Option[Description] = {
     val conf = spark.sessionState.newHadoopConf()
     val fs = root.getFileSystem(conf)
     val qualifiedRoot = fs.makeQualified(root)

@@ -50,10 +50,14 @@ private[sparkbloom] object IndexLayout {
     writeStrings(out, manifest.segments)
     out.flush()
     val target = new Path(dir, s"v${manifest.version}.manifest")
-    val stream = try fs.create(target, false) catch {
-      case e: IOException => throw new IOException(s"the index at $dir was changed by another writer ($target exists)", e)
-    }
+    // Written aside and renamed: a reader never sees half a manifest.
+    val pending = new Path(dir, s".pending-${java.util.UUID.randomUUID()}")
+    val stream = fs.create(pending, false)
     try stream.write(withCrc(bytes.toByteArray)) finally stream.close()
+    if (fs.exists(target) || !fs.rename(pending, target)) {
+      fs.delete(pending, false)
+      throw new IOException(s"the index at $dir was changed by another writer ($target exists)")
+    }
   }
 
   def readManifest(fs: FileSystem, path: Path, version: Long): Manifest = {

@@ -118,7 +118,7 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
    */
   private final class Answers(conf: Configuration, caseSensitive: Boolean, predicate: PointPredicate) {
     private val streams = mutable.Map.empty[Int, FSDataInputStream]
-    private val unitsByHash = mutable.Map.empty[(Int, Int, Long), java.util.BitSet]
+    private val unitsByHashes = mutable.Map.empty[(Int, Int, Seq[Long]), java.util.BitSet]
     private val brokenSegments = mutable.Set.empty[Int]
 
     private val leafNumbers = new java.util.IdentityHashMap[ColumnIn, Integer]()
@@ -201,23 +201,28 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
         val probes = in.values.map(v => RowGroupJudge.probe(primitive, in.dataType, v))
         if (probes.exists(_.isEmpty)) None
         else {
-          val units = new java.util.BitSet(column.numUnits)
-          probes.flatMap(_.get.hashes).foreach(h => units.or(unitsMayContain(s, c, column, h)))
-          Some(units)
+          Some(unitsMayContain(s, c, column, probes.flatMap(_.get.hashes)))
         }
       }
 
-    /** The units of a column whose filter may hold `hash`: one read of one block row. */
-    private def unitsMayContain(s: Int, c: Int, column: SegmentColumn, hash: Long): java.util.BitSet =
-      unitsByHash.getOrElseUpdate((s, c, hash), {
+    /**
+     * The units of a column whose filter may hold any of `hashes`: one read of each block
+     * row they fall in (a long IN list reads each row once, never more than the column),
+     * each row dropped once checked. Cached per set of hashes: the shapes of a column
+     * mostly ask the same.
+     */
+    private def unitsMayContain(s: Int, c: Int, column: SegmentColumn, hashes: Seq[Long]): java.util.BitSet =
+      unitsByHashes.getOrElseUpdate((s, c, hashes), {
         val units = new java.util.BitSet(column.numUnits)
         try {
-          val block = SplitBlockBloomFilter.blockIndex(hash, column.numBlocks)
-          val row = IndexLayout.readRow(stream(s), segments(s).path, column, block)
-          var u = 0
-          while (u < column.numUnits) {
-            if (SplitBlockBloomFilter.blockMightContain(row, u * SplitBlockBloomFilter.BytesPerBlock, hash)) units.set(u)
-            u += 1
+          hashes.distinct.groupBy(SplitBlockBloomFilter.blockIndex(_, column.numBlocks)).foreach { case (block, inBlock) =>
+            val row = IndexLayout.readRow(stream(s), segments(s).path, column, block)
+            var u = 0
+            while (u < column.numUnits) {
+              val at = u * SplitBlockBloomFilter.BytesPerBlock
+              if (inBlock.exists(SplitBlockBloomFilter.blockMightContain(row, at, _))) units.set(u)
+              u += 1
+            }
           }
         } catch {
           case NonFatal(e) =>
