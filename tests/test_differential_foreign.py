@@ -45,6 +45,7 @@ import re
 import struct
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
@@ -310,6 +311,22 @@ def write_parquet_java(spark: SparkSession, oracle: DataFrame, names: list[str],
 WRITERS = ("duckdb", "pyarrow", "parquet_java")
 
 
+@contextmanager
+def settings_applied(spark: SparkSession, settings: dict[str, str]) -> Iterator[SparkSession]:
+    """The session with `settings`, restored afterwards."""
+    before = {k: spark.conf.get(k, None) for k in settings}
+    for k, v in settings.items():
+        spark.conf.set(k, v)
+    try:
+        yield spark
+    finally:
+        for k, old in before.items():
+            if old is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, old)
+
+
 @pytest.fixture(scope="module")
 def session(spark: SparkSession) -> Iterator[SparkSession]:
     settings = {
@@ -321,15 +338,8 @@ def session(spark: SparkSession) -> Iterator[SparkSession]:
         "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
         "spark.sql.session.timeZone": "UTC",
     }
-    before = {k: spark.conf.get(k, None) for k in settings}
-    for k, v in settings.items():
-        spark.conf.set(k, v)
-    yield spark
-    for k, old in before.items():
-        if old is None:
-            spark.conf.unset(k)
-        else:
-            spark.conf.set(k, old)
+    with settings_applied(spark, settings):
+        yield spark
 
 
 @pytest.fixture(scope="module")

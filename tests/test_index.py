@@ -53,15 +53,8 @@ def session(spark: SparkSession) -> Iterator[SparkSession]:
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
         "spark.sql.files.maxPartitionBytes": str(foreign.MAX_PARTITION_BYTES),
     }
-    before = {k: spark.conf.get(k, None) for k in settings}
-    for k, v in settings.items():
-        spark.conf.set(k, v)
-    yield spark
-    for k, old in before.items():
-        if old is None:
-            spark.conf.unset(k)
-        else:
-            spark.conf.set(k, old)
+    with foreign.settings_applied(spark, settings):
+        yield spark
 
 
 @dataclass
@@ -113,16 +106,12 @@ def tables(session: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> d
 
 def in_memory_copy(spark: SparkSession, path: Path) -> DataFrame:
     """The table as Spark reads it with sparkbloom off and filter pushdown off, in memory."""
-    spark.conf.set("spark.sparkbloom.enabled", "false")
-    spark.conf.set("spark.sql.parquet.filterPushdown", "false")
-    try:
+    with foreign.settings_applied(spark, {"spark.sparkbloom.enabled": "false",
+                                         "spark.sql.parquet.filterPushdown": "false"}):
         read = spark.read.parquet(str(path))
         copy = spark.createDataFrame(read.collect(), read.schema).cache()
         copy.count()
         return copy
-    finally:
-        spark.conf.unset("spark.sparkbloom.enabled")
-        spark.conf.unset("spark.sql.parquet.filterPushdown")
 
 
 def compare(spark: SparkSession, table: Table, state: str, rnd: random.Random) -> dict[str, int]:

@@ -22,8 +22,8 @@ object InspectionTableFunctions {
     info("sparkbloom_inspect", "_FUNC_(path[, 'col1,col2']) - one row per file, row group and column: its Bloom filter"),
     args => {
       if (args.isEmpty || args.size > 2) fail("sparkbloom_inspect takes a path and optionally a comma-separated column list")
-      val columns = args.lift(1).map(a => java.util.Arrays.asList(constant(a, "columns").split(",").map(_.trim): _*))
-      Inspection.inspect(SparkSession.active, constant(args.head, "path"), columns.orNull).queryExecution.analyzed
+      Inspection.inspect(SparkSession.active, constant(args.head, "path"), args.lift(1).map(columnList).orNull)
+        .queryExecution.analyzed
     })
 
   val probe: (FunctionIdentifier, ExpressionInfo, Builder) = (
@@ -44,10 +44,10 @@ object InspectionTableFunctions {
     info("sparkbloom_build_index", "_FUNC_(table[, 'col1,col2'[, fpp]]) - builds or refreshes the table's Bloom index"),
     args => {
       if (args.isEmpty || args.size > 3) fail("sparkbloom_build_index takes a table, optionally columns and an fpp")
-      val columns = args.lift(1).map(a => java.util.Arrays.asList(constant(a, "columns").split(",").map(_.trim): _*))
       val fpp = args.lift(2).map(a => java.lang.Double.valueOf(scala.util.Try(constant(a, "fpp").toDouble)
         .getOrElse(fail(s"the fpp must be a number, got ${a.sql}"))))
-      TableIndexCommands.build(SparkSession.active, constant(args.head, "table"), columns.orNull, fpp.orNull)
+      TableIndexCommands.build(SparkSession.active, constant(args.head, "table"), args.lift(1).map(columnList).orNull,
+        fpp.orNull)
         .queryExecution.analyzed
     })
 
@@ -65,6 +65,9 @@ object InspectionTableFunctions {
       if (args.size != 1) fail(s"$name takes one table or path")
       run(SparkSession.active, constant(args.head, "table")).queryExecution.analyzed
     })
+
+  private def columnList(e: Expression): java.util.List[String] =
+    java.util.Arrays.asList(constant(e, "columns").split(",").map(_.trim): _*)
 
   private def constant(e: Expression, what: String): String =
     if (e.foldable && e.eval() != null) e.eval().toString else fail(s"the $what must be a constant string, got ${e.sql}")
