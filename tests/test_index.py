@@ -13,7 +13,8 @@ share with Spark, NaN, -0.0, nulls, unicode). An index of all of them is built w
 - **corrupt**: bytes of the segment overwritten (and then the manifest truncated);
 - **absent**: the index dropped.
 
-Each state runs randomized ``=``, ``<=>``, ``IN`` and AND/OR predicates with sparkbloom on,
+Each state runs randomized ``=``, ``<=>``, ``IN`` and AND/OR predicates with sparkbloom on
+(and parquet-java's own filter pushdown off, which loses NaN rows of pyarrow's files),
 compared case by case with an **in-memory copy** of the table as Spark reads it with
 sparkbloom off and Parquet filter pushdown off, rebuilt after every change to the files.
 """
@@ -52,6 +53,10 @@ def session(spark: SparkSession) -> Iterator[SparkSession]:
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
         "spark.sql.files.maxPartitionBytes": str(foreign.MAX_PARTITION_BYTES),
+        # parquet-java's own pushdown is not under test, and is wrong here: `c_f32 IN (NaN)`
+        # over a pyarrow file whose float statistics are [-inf, inf] drops the NaN rows
+        # (vanilla Spark, sparkbloom off, returns 0 of 28)
+        "spark.sql.parquet.filterPushdown": "false",
     }
     with foreign.settings_applied(spark, settings):
         yield spark
