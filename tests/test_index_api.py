@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -185,3 +186,69 @@ def test_cli_index(spark: SparkSession, tmp_path: Path) -> None:
     assert missing.returncode == 2 and "--columns" in missing.stderr
     dropped = subprocess.run(CLI + ["index", "drop", path], capture_output=True, text=True, timeout=300)
     assert dropped.returncode == 0 and "dropped" in dropped.stdout
+
+
+def test_empty_row_groups_keep_units_in_line(spark: SparkSession, tmp_path: Path) -> None:
+    """parquet-java's reader skips row groups without rows: unit i must still be row group i."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    path = tmp_path / "gaps"
+    path.mkdir()
+    schema = pa.schema([("id", pa.int64())])
+    with pq.ParquetWriter(path / "part-0.parquet", schema) as writer:
+        writer.write_table(pa.table({"id": pa.array([], pa.int64())}))
+        writer.write_table(pa.table({"id": list(range(0, 100))}))
+        writer.write_table(pa.table({"id": pa.array([], pa.int64())}))
+        writer.write_table(pa.table({"id": list(range(100, 200))}))
+    assert [pq.ParquetFile(path / "part-0.parquet").metadata.row_group(i).num_rows for i in range(4)] == [0, 100, 0, 100]
+    sparkbloom.build_index(spark, str(path), ["id"])
+    for key in (5, 150, 199):
+        count, stats = lookup(spark, str(path), f"id = {key}")
+        assert count == 1, (key, stats)
+    count, stats = lookup(spark, str(path), "id = 150")
+    assert stats["row_groups_skipped"] == 3, stats  # the two empty ones and the first half
+
+
+def test_a_file_replaced_in_place_is_not_judged_by_its_old_entry(spark: SparkSession, tmp_path: Path) -> None:
+    """Same length, same mtime, same row groups, the key moved to another row group: a partial
+    answer of the index (one column of the predicate not indexed) keeps the file but must
+    not narrow the new file's row groups to where the key used to be."""
+    import os
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from test_index import padded_to
+    path = tmp_path / "replaced"
+    path.mkdir()
+
+    def write(file: Path, ids: Sequence[int]) -> None:
+        pq.write_table(pa.table({"id": list(ids), "tag": [i % 3 for i in ids]}), file, row_group_size=50,
+                       compression="NONE", use_dictionary=False, write_statistics=False)
+    write(path / "a.parquet", range(0, 200))
+    write(path / "b.parquet", range(700, 900))  # 777 in the second row group
+    sparkbloom.build_index(spark, str(path), ["id"])
+    before = (path / "b.parquet").stat()
+    write(tmp_path / "new.parquet", range(899, 699, -1))  # 777 in the third
+    data = padded_to((tmp_path / "new.parquet").read_bytes(), before.st_size)
+    with open(path / "b.parquet", "r+b") as out:
+        out.write(data)
+    os.utime(path / "b.parquet", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (path / "b.parquet").stat().st_size == before.st_size
+    spark.conf.set("spark.sql.parquet.filterPushdown", "false")
+    try:
+        count, stats = lookup(spark, str(path), "id = 777 AND tag = 0")  # tag is not indexed
+        assert count == 1 and stats["files_covered_by_index"] == 1, stats  # b is stale
+        count, stats = lookup(spark, str(path), "id = 777")
+        assert count == 1, stats
+    finally:
+        spark.conf.unset("spark.sql.parquet.filterPushdown")
+
+
+def test_column_names_the_schema_parser_would_not_read(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "odd")
+    spark.range(0, 1000, 1, 4).select(F.col("id").alias("my col"), F.col("id").cast("string").alias("sum(x)")) \
+        .write.parquet(path)
+    sparkbloom.build_index(spark, path, ["`my col`", "`sum(x)`"])
+    for where in ("`my col` = 77", "`sum(x)` = '77'"):
+        count, stats = lookup(spark, path, where)
+        assert count == 1 and stats["files_skipped_by_index"] == 3, (where, stats)

@@ -19,6 +19,8 @@ import sparkbloom.read.{ExecutorProbing, FilePruner, FileVerdict, ProbeCache, Pr
  * indexes, which remember the last result so that EXPLAIN and execution share one probe.
  */
 private object ListingPruner {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[ListingPruner])
+
   /** Spark's per-read Parquet option for the calendar of dates and timestamps. */
   val RebaseModeOption = "datetimeRebaseMode"
 
@@ -118,8 +120,15 @@ final class ListingPruner(
     val toOpen = files.indices.filterNot(decided)
     val (ownVerdicts, bytesOnExecutors) =
       if (ExecutorProbing.wanted(toOpen.size, SparkBloomConf.executorProbingAbove(conf), hadoopConf)) {
-        ExecutorProbing.judge(session, hadoopConf, toOpen.map(files), inFiles.get, conf.caseSensitiveAnalysis,
-          legacyCalendarInRead(conf), SparkBloomConf.parallelism(conf))
+        try {
+          ExecutorProbing.judge(session, hadoopConf, toOpen.map(files), inFiles.get, conf.caseSensitiveAnalysis,
+            legacyCalendarInRead(conf), SparkBloomConf.parallelism(conf))
+        } catch {
+          // a failed or cancelled probing job costs the pruning, not the query
+          case scala.util.control.NonFatal(e) =>
+            ListingPruner.log.warn(s"sparkbloom's probing job failed; the driver probes instead: $e")
+            (pruner.judge(toOpen.map(files), inFiles.get), 0L)
+        }
       } else (pruner.judge(toOpen.map(files), inFiles.get), 0L)
     val opened = toOpen.zip(ownVerdicts).toMap
     val verdicts = files.indices.map { i =>

@@ -12,7 +12,7 @@ import org.apache.parquet.column.impl.ColumnReadStoreImpl
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.api.{Converter, GroupConverter, PrimitiveConverter}
-import org.apache.parquet.schema.{GroupType, MessageType, PrimitiveType, Type}
+import org.apache.parquet.schema.{GroupType, MessageType, PrimitiveType, Type, Types}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
 import sparkbloom.read.{BloomFilterIO, FileIdentity, FilterLookup, FooterReader, FooterSummary}
@@ -58,9 +58,14 @@ private[sparkbloom] object FileIndexer {
     try {
       val schema = reader.getFooter.getFileMetaData.getSchema
       val leaves = schema.getColumns.asScala.toIndexedSeq
-      val resolved = columns.map(c => resolve(leaves, c, caseSensitive))
+      // Encrypted columns are not indexed: the index is plaintext, and would tell anyone
+      // without the key which values a file holds.
+      val resolved = columns.map(c => resolve(leaves, c, caseSensitive).filterNot { leaf =>
+        footer.rowGroups.exists(_.columns.get(leaf.getPath.mkString(".")).forall(_.encrypted))
+      })
       val wanted = resolved.flatten.distinct
-      val hashes = readHashes(reader, schema, wanted) // per column path: per row group: distinct hashes
+      // per column path: per row group of the footer, in order: distinct hashes
+      val hashes = readHashes(reader, schema, wanted, footer.rowGroups.map(_.rowCount))
       val file = IndexLayout.IndexedFile(relativePath, identity, footer.rowGroups.size, footer.splitMidpoints,
         footer.writtenWithLegacyCalendar)
       val indexed = resolved.map {
@@ -71,7 +76,7 @@ private[sparkbloom] object FileIndexer {
           val ambiguous = leaves.count(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT)) > 1
           val fileLevel = footer.rowGroups.nonEmpty && hasOwnFilters(input, footer, dotted, fpp)
           val units = if (fileLevel) IndexedSeq(distinct(perRowGroup.flatten.toArray)) else perRowGroup
-          val entry = IndexLayout.ColumnEntry(dotted, ambiguous, leaf.getPrimitiveType.toString, 0, units.size, fileLevel)
+          val entry = IndexLayout.ColumnEntry(dotted, ambiguous, typeText(leaf.getPrimitiveType), 0, units.size, fileLevel)
           IndexedColumn(entry, units.map(u => filterOf(u, fpp, maxBytes).toBitset))
       }
       Result(file, indexed.toIndexedSeq)
@@ -111,20 +116,42 @@ private[sparkbloom] object FileIndexer {
   }
 
   /** The distinct hashes of each wanted column, per row group. */
+  /**
+   * A column's Parquet type as the index stores it: under a fixed name, since the parser
+   * that reads it back does not quote names (`sum(x)`, `my col`).
+   */
+  private def typeText(t: PrimitiveType): String = {
+    var builder = Types.primitive(t.getPrimitiveTypeName, t.getRepetition)
+    if (t.getPrimitiveTypeName == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) builder = builder.length(t.getTypeLength)
+    if (t.getLogicalTypeAnnotation != null) builder = builder.as(t.getLogicalTypeAnnotation)
+    if (t.getId != null) builder = builder.id(t.getId.intValue)
+    builder.named("value").toString
+  }
+
+  /**
+   * Row groups are read in the footer's order, one unit each: parquet-java's reader skips
+   * row groups without rows, which get no values here, so unit `i` is always row group `i`.
+   */
   private def readHashes(reader: ParquetFileReader, schema: MessageType,
-      wanted: Seq[ColumnDescriptor]): Map[String, IndexedSeq[Array[Long]]] = {
+      wanted: Seq[ColumnDescriptor], rowCounts: IndexedSeq[Long]): Map[String, IndexedSeq[Array[Long]]] = {
     if (wanted.isEmpty) return Map.empty
     val requested = wanted.map(d => new MessageType(schema.getName, projected(schema, d.getPath.toList)))
       .reduce((a, b) => a.union(b))
     reader.setRequestedSchema(requested)
     val createdBy = Option(reader.getFooter.getFileMetaData.getCreatedBy).getOrElse("")
     val result = wanted.map(d => d.getPath.mkString(".") -> IndexedSeq.newBuilder[Array[Long]]).toMap
-    var pages = reader.readNextRowGroup()
-    while (pages != null) {
-      val store = new ColumnReadStoreImpl(pages, new Ignoring(requested), requested, createdBy)
-      wanted.foreach(d => result(d.getPath.mkString(".")) += distinct(hashesOf(store, d)))
-      pages = reader.readNextRowGroup()
+    rowCounts.foreach { rows =>
+      if (rows == 0) wanted.foreach(d => result(d.getPath.mkString(".")) += Array.emptyLongArray)
+      else {
+        val pages = reader.readNextRowGroup()
+        if (pages == null || pages.getRowCount != rows) {
+          throw new java.io.IOException("the row groups read do not line up with the footer's")
+        }
+        val store = new ColumnReadStoreImpl(pages, new Ignoring(requested), requested, createdBy)
+        wanted.foreach(d => result(d.getPath.mkString(".")) += distinct(hashesOf(store, d)))
+      }
     }
+    if (reader.readNextRowGroup() != null) throw new java.io.IOException("more row groups than the footer's")
     result.map { case (k, v) => k -> v.result() }
   }
 

@@ -50,11 +50,12 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
 
   private val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
   private val rootScheme = root.toUri.getScheme
+  private val rootAuthority = root.toUri.getAuthority
 
-  /** `status`'s path relative to the table root, if it is under it. */
+  /** `status`'s path relative to the table root, if it is under it (same file system). */
   def relativePath(status: FileStatus): Option[String] = {
     val uri = status.getPath.toUri
-    if (uri.getScheme != rootScheme || !uri.getPath.startsWith(rootPath)) None
+    if (uri.getScheme != rootScheme || uri.getAuthority != rootAuthority || !uri.getPath.startsWith(rootPath)) None
     else Some(uri.getPath.substring(rootPath.length))
   }
 
@@ -77,8 +78,8 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
 
   /**
    * The index's verdicts for the files of a listing, by position in `files`: null for a
-   * file it does not cover. Files it rules out entirely, or answers completely, have their
-   * change time checked before the answer is given (one `stat` each on local file systems).
+   * file it does not cover. Every file it answers for has its change time checked first
+   * (one `stat` each on local file systems): even a partial answer narrows the file's own.
    *
    * First, per segment, column and file column type, the units that may hold one of the
    * predicate's values (one block row read per distinct hash); then every file in
@@ -91,16 +92,28 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
       legacyCalendarSession: Boolean,
       conf: Configuration,
       threads: Int): Array[IndexVerdict] = {
-    val answers = new Answers(conf, caseSensitive, predicate)
+    // Anything unexpected answers nothing: the files are then judged the normal way.
+    val answers =
+      try new Answers(conf, caseSensitive, legacyCalendarSession, predicate)
+      catch {
+        case NonFatal(e) =>
+          warnOnce(s"$root:$e", s"sparkbloom does not use the index of $root for this scan: $e")
+          return new Array[IndexVerdict](files.size)
+      }
     try {
       FilePruner.inParallel(files.size, threads) { i =>
-        entryOf(files(i)).flatMap { case (s, f) =>
-          val file = segments(s).file(f)
-          answers.verdict(s, f, file, legacyCalendarSession).filter { v =>
-            !(v.rulesOutFile || v.complete) || file.identity.changeTime < 0 ||
-              FileIdentity.changeTimeOf(files(i).getPath) == file.identity.changeTime
-          }
-        }.orNull
+        try {
+          entryOf(files(i)).flatMap { case (s, f) =>
+            val file = segments(s).file(f)
+            answers.verdict(s, f, file).filter { _ =>
+              file.identity.changeTime < 0 || FileIdentity.changeTimeOf(files(i).getPath) == file.identity.changeTime
+            }
+          }.orNull
+        } catch {
+          case NonFatal(e) =>
+            warnOnce(s"${files(i).getPath}:index", s"sparkbloom does not use the index for ${files(i).getPath}: $e")
+            null
+        }
       }
     } finally answers.close()
   }
@@ -116,7 +129,8 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
    * array lookups and can run on many threads. A segment whose bits fail their checksum
    * answers nothing.
    */
-  private final class Answers(conf: Configuration, caseSensitive: Boolean, predicate: PointPredicate) {
+  private final class Answers(conf: Configuration, caseSensitive: Boolean, legacyCalendarSession: Boolean,
+      predicate: PointPredicate) {
     private val streams = mutable.Map.empty[Int, FSDataInputStream]
     private val unitsByHashes = mutable.Map.empty[(Int, Int, Seq[Long]), java.util.BitSet]
     private val brokenSegments = mutable.Set.empty[Int]
@@ -152,10 +166,10 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
     private val calendar: IndexedSeq[Boolean] =
       leaves.map(in => in.dataType == DateType || in.dataType == TimestampType || in.dataType == TimestampNTZType)
 
-    def verdict(s: Int, f: Int, file: IndexedFile, legacyCalendarSession: Boolean): Option[IndexVerdict] =
+    def verdict(s: Int, f: Int, file: IndexedFile): Option[IndexVerdict] =
       if (brokenSegments.contains(s) || file.rowGroups <= 0) None
       else {
-        val answers = leaves.indices.map(l => answer(l, s, f, file.legacyCalendar || legacyCalendarSession))
+        val answers = leaves.indices.map(l => answer(l, s, f, file))
         def eval(p: PointPredicate, rowGroup: Int): Boolean = p match {
           case All(children) => children.forall(eval(_, rowGroup))
           case AnyOf(children) => children.exists(eval(_, rowGroup))
@@ -170,8 +184,8 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
           file.midpoints, complete))
       }
 
-    private def answer(l: Int, s: Int, f: Int, legacyCalendar: Boolean): Answer =
-      if (calendar(l) && legacyCalendar) Maybe
+    private def answer(l: Int, s: Int, f: Int, file: IndexedFile): Answer =
+      if (calendar(l) && (file.legacyCalendar || legacyCalendarSession)) Maybe
       else {
         val columns = segments(s).directory.columns
         val shapes = byShape(l)(s)
@@ -186,7 +200,11 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
               found = true
               result = units match {
                 case None => Maybe
-                case Some(bits) => if (entry.fileLevel) WholeFile(bits.get(entry.firstUnit)) else PerRowGroup(bits, entry.firstUnit)
+                case Some(bits) =>
+                  if (entry.fileLevel) WholeFile(bits.get(entry.firstUnit))
+                  // a unit per row group, or nothing is said: never a unit of another row group
+                  else if (entry.units == file.rowGroups) PerRowGroup(bits, entry.firstUnit)
+                  else Maybe
               }
           }
           c += 1
