@@ -252,3 +252,21 @@ def test_column_names_the_schema_parser_would_not_read(spark: SparkSession, tmp_
     for where in ("`my col` = 77", "`sum(x)` = '77'"):
         count, stats = lookup(spark, path, where)
         assert count == 1 and stats["files_skipped_by_index"] == 3, (where, stats)
+
+
+def test_peer_engines_read_an_indexed_table_as_before(spark: SparkSession, tmp_path: Path) -> None:
+    """The index lives in `_sparkbloom_index/`, which Spark, pyarrow's datasets and DataFusion
+    skip, and whose files DuckDB's and ClickHouse's `*.parquet` globs do not match."""
+    import datafusion
+    import duckdb
+    import pyarrow.dataset as ds
+    path = str(tmp_path / "shared")
+    keys(spark, 0, 3000, 3).write.partitionBy("part").parquet(path)
+    sparkbloom.build_index(spark, path, ["email"])
+    assert (Path(path) / "_sparkbloom_index").is_dir()
+    assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{path}/**/*.parquet')").fetchall() == [(3000,)]
+    assert ds.dataset(path, format="parquet", partitioning="hive").count_rows() == 3000
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("shared", path)
+    assert ctx.sql("SELECT count(*) AS n FROM shared").to_pydict()["n"] == [3000]
+    assert spark.read.parquet(path).count() == 3000
