@@ -58,3 +58,15 @@ def test_sql_table_functions(spark: SparkSession, table: str) -> None:
     assert any(by_value["42"]) and not any(by_value["99999999"])
     with pytest.raises(Exception, match="at least one value"):
         spark.sql(f"SELECT * FROM sparkbloom_probe('{table}', 'k')").collect()
+
+
+def test_cli_version_master_and_conf(table: str) -> None:
+    shown = run("--version")
+    assert shown.returncode == 0 and shown.stdout.startswith("sparkbloom ") and "pyspark" in shown.stdout
+    ok = run("--master", "local[1]", "--conf", "spark.sql.parquet.compression.codec=zstd", "probe", table, "k", "42")
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    # settings reach Spark: a driver memory Spark cannot parse stops it before the probe
+    refused = run("--conf", "spark.driver.memory=plenty", "probe", table, "k", "42")
+    assert refused.returncode == 2 and "42: may be in" not in refused.stdout, refused.stdout
+    bad = run("--conf", "no-equals-sign", "probe", table, "k", "42")
+    assert bad.returncode == 2 and "KEY=VALUE" in bad.stderr

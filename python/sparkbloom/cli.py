@@ -5,6 +5,9 @@
     sparkbloom index build PATH_OR_TABLE --columns a,b [--fpp F]
     sparkbloom index refresh|describe|drop PATH_OR_TABLE
 
+Every command takes --master (default local[*]) and --conf KEY=VALUE (repeatable: storage
+credentials, Parquet encryption keys, any Spark setting); --version prints the versions.
+
 Exit codes: 0 found (inspect: some filter found; probe: some value may be present),
 1 none, 2 error. Many files are read by a local Spark job, whose console progress bar
 shows how far it is.
@@ -83,8 +86,24 @@ def _index(spark: Any, args: argparse.Namespace) -> int:
     return EXIT_FOUND
 
 
+def _versions() -> str:
+    """This package's version and the pyspark it runs with (no Spark is started)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(package: str) -> str:
+        try:
+            return version(package)
+        except PackageNotFoundError:
+            return "not installed"
+    return f"sparkbloom {of('sparkbloom')} (pyspark {of('pyspark')})"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sparkbloom", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=_versions())
+    parser.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Spark setting, repeatable (credentials, encryption keys, ...)")
     commands = parser.add_subparsers(dest="command", required=True)
     inspect_cmd = commands.add_parser("inspect", help="summarize the Bloom filters of Parquet files")
     inspect_cmd.add_argument("path")
@@ -101,14 +120,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     index_cmd.add_argument("--columns", help="comma-separated columns (build)")
     index_cmd.add_argument("--fpp", type=float, help="false-positive probability per unit (build)")
     args = parser.parse_args(argv)
+    settings = {}
+    for entry in args.conf:
+        key, sep, value = entry.partition("=")
+        if not sep or not key.strip():
+            parser.error(f"--conf takes KEY=VALUE, got {entry!r}")
+        settings[key.strip()] = value
     if args.command == "index" and args.action == "build" and not args.columns:
         parser.error("index build needs --columns")
 
     import sparkbloom  # Spark starts only for a command that parsed
 
     try:
-        spark = sparkbloom.session(master="local[*]", app_name="sparkbloom-cli",
-                                   conf={"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "true"})
+        spark = sparkbloom.session(master=args.master, app_name="sparkbloom-cli",
+                                   conf={"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "true",
+                                         **settings})
         spark.sparkContext.setLogLevel("ERROR")
         if args.command == "inspect":
             columns = [c.strip() for c in args.columns.split(",")] if args.columns else None
