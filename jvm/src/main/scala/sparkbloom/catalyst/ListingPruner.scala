@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.datasources.PartitionDirectory
 import org.apache.spark.sql.internal.SQLConf
 
 import sparkbloom.SparkBloomConf
-import sparkbloom.index.{IndexVerdict, TableIndex}
+import sparkbloom.index.{IndexLayout, IndexVerdict, TableIndex}
 import sparkbloom.read.{ExecutorProbing, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection}
 
 /**
@@ -32,12 +32,9 @@ private object ListingPruner {
       listing: Seq[PartitionDirectory],
       stats: PruningStats)
 
-  /**
-   * Where a scan's table index may be: each root of its listing, and as many parents as
-   * it has partition columns (a catalog table's listing may start at partition directories).
-   */
+  /** Where a scan's table index may be: at or above each root of its listing. */
   def indexRoots(rootPaths: Seq[Path], partitionDepth: Int): Seq[Path] =
-    rootPaths.flatMap(root => Iterator.iterate(root)(_.getParent).takeWhile(_ != null).take(partitionDepth + 1)).distinct
+    rootPaths.flatMap(IndexLayout.candidateRoots(_, partitionDepth)).distinct
 }
 
 final class ListingPruner(

@@ -30,6 +30,13 @@ private[sparkbloom] object IndexLayout {
 
   def dirOf(root: Path): Path = new Path(root, DirName)
 
+  /**
+   * Where the index of data at `path` may be: the path, and as many parents as the table
+   * has partition columns (a catalog table's listing or write may start at a partition).
+   */
+  def candidateRoots(path: Path, partitionDepth: Int): Seq[Path] =
+    Iterator.iterate(path)(_.getParent).takeWhile(_ != null).take(partitionDepth + 1).toSeq
+
   /** The latest manifest's name and number under `dir`, if there is one. */
   def latestManifest(fs: FileSystem, dir: Path): Option[(Path, Long)] =
     fs.listStatus(dir).toSeq.map(_.getPath).flatMap(p => p.getName match {

@@ -49,8 +49,7 @@ private[sparkbloom] object IndexMaintenance {
   private def indexRoot(session: SparkSession, outputPath: Path, partitionDepth: Int): Option[Path] =
     try {
       val fs = outputPath.getFileSystem(session.sessionState.newHadoopConf())
-      Iterator.iterate(outputPath)(_.getParent).takeWhile(_ != null).take(partitionDepth + 1)
-        .find(root => fs.exists(IndexLayout.dirOf(root)))
+      IndexLayout.candidateRoots(outputPath, partitionDepth).find(root => fs.exists(IndexLayout.dirOf(root)))
     } catch {
       case NonFatal(_) => None
     }
