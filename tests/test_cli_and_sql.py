@@ -18,8 +18,10 @@ CLI = [str(Path(sys.executable).parent / "sparkbloom")]
 @pytest.fixture(scope="module")
 def table(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> str:
     path = str(tmp_path_factory.mktemp("cli") / "t")
-    spark.range(0, 3000, 1, 3).select(F.col("id").alias("k"), F.lit("x").alias("flat")).write.options(
-        **sparkbloom.write_options(["k"])).parquet(path)
+    spark.range(0, 3000, 1, 3).select(
+        F.col("id").alias("k"), F.lit("x").alias("flat"), F.col("id").cast("string").alias("text"),
+        F.expr("date_add(DATE'2024-01-01', CAST(id AS INT))").alias("day"),
+    ).write.options(**sparkbloom.write_options(["k", "text", "day"])).parquet(path)
     return path
 
 
@@ -44,6 +46,18 @@ def test_cli_inspect_and_probe(table: str) -> None:
     assert none.returncode == 1, none.stdout + none.stderr[-2000:]
     error = run("probe", table + "-missing", "k", "1")
     assert error.returncode == 2 and "does not exist" in error.stderr
+
+
+def test_cli_probe_sends_text_the_jvm_casts_to_the_column_type(table: str) -> None:
+    # '42' is text in a string column (not the number 42, which could only answer "maybe")
+    absent_text = run("probe", table, "text", "123456789")
+    assert absent_text.returncode == 1, absent_text.stdout + absent_text.stderr[-2000:]
+    assert run("probe", table, "text", "42").returncode == 0
+    assert run("probe", table, "day", "2024-01-05").returncode == 0
+    assert run("probe", table, "day", "1999-01-05").returncode == 1
+    assert run("probe", table, "k", "99999999").returncode == 1
+    bad = run("probe", table, "k", "forty-two")
+    assert bad.returncode == 2 and "'forty-two' cannot be probed in column 'k'" in bad.stderr, bad.stderr[-2000:]
 
 
 def test_sql_table_functions(spark: SparkSession, table: str) -> None:

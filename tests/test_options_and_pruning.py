@@ -43,11 +43,34 @@ def test_write_options_errors_match_the_jvm(
     with pytest.raises(SparkBloomError) as python_error:
         sparkbloom.write_options(["id"], **kwargs)  # type: ignore[arg-type]
     target = tmp_path / "t"
-    with pytest.raises(IllegalArgumentException) as jvm_error:
+    # a plain write raises the same error class with the same words: translated once, for every call
+    with pytest.raises(SparkBloomError) as jvm_error:
         spark.range(3).write.options(bloom_filter_columns="id", **jvm_options).parquet(str(target))
     assert not target.exists()
     assert isinstance(python_error.value, IllegalArgumentException)
-    assert python_error.value.message in str(jvm_error.value)
+    assert python_error.value.message == jvm_error.value.message
+
+
+def test_write_options_name_columns_case_insensitively_as_the_jvm_does(spark: SparkSession, tmp_path: Path) -> None:
+    options = sparkbloom.write_options(["User_Id"], ndv={"user_id": 10})
+    assert options["bloom_filter_ndv.user_id"] == "10"
+    spark.range(3).withColumnRenamed("id", "user_id").write.options(**options).parquet(str(tmp_path / "t"))
+    with pytest.raises(SparkBloomError, match="not in bloom_filter_columns"):
+        sparkbloom.write_options(["a"], ndv={"b": 10})
+
+
+def test_settings_are_typed_checked_at_set_and_listed(spark: SparkSession, tmp_path: Path) -> None:
+    listed = {r["key"]: r for r in spark.sql("SET -v").collect()}
+    for key in ("spark.sparkbloom.enabled", "spark.sparkbloom.write.fpp", "spark.sparkbloom.join.maxKeys"):
+        assert key in listed and listed[key]["meaning"], key
+    with pytest.raises(IllegalArgumentException, match="spark.sparkbloom.enabled"):
+        spark.sql("SET spark.sparkbloom.enabled=yes")
+    with pytest.raises(IllegalArgumentException, match="spark.sparkbloom.write.fpp"):
+        spark.conf.set("spark.sparkbloom.write.fpp", "1.5")
+    # the refused values did not stick: Parquet queries still plan and prune
+    path = str(tmp_path / "t")
+    spark.range(100).write.options(**sparkbloom.write_options(["id"])).parquet(path)
+    assert spark.read.parquet(path).where(F.col("id") == 7).count() == 1
 
 
 def test_last_pruning_reports_skipped_files(spark: SparkSession, tmp_path: Path) -> None:

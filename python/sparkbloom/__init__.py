@@ -4,7 +4,7 @@ The JVM extension does the work; this package ships its jar, sets sessions up an
 exposes the extension's configuration and helpers.
 """
 
-from sparkbloom.errors import SparkBloomError
+from sparkbloom.errors import SparkBloomError, install_translation
 from sparkbloom.index import build_index, describe_index, drop_index
 from sparkbloom.inspect import INSPECT_COLUMNS, inspect, might_contain
 from sparkbloom.jar import SPARK_LINES, UnsupportedSparkVersion, jar_path
@@ -31,3 +31,5 @@ __all__ = [
     "version",
     "write_options",
 ]
+
+install_translation()

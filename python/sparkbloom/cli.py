@@ -25,16 +25,6 @@ from typing import Any
 EXIT_FOUND, EXIT_NONE, EXIT_ERROR = 0, 1, 2
 
 
-def _parse_value(text: str) -> object:
-    """Command-line values: integers and decimals as numbers, anything else as a string."""
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
-    return text
-
-
 def _summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by_column: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
@@ -147,8 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_FOUND if any(s["with_filter"] for s in summary) else EXIT_NONE
         if args.command == "index":
             return _index(spark, args)
-        values = [_parse_value(v) for v in args.values]
-        rows = [r.asDict() for r in sparkbloom.might_contain(spark, args.path, args.column, values).collect()]
+        # Text as given: the JVM casts each value to the file column's type (a clear error if it cannot).
+        rows = [r.asDict() for r in sparkbloom.might_contain(spark, args.path, args.column, args.values).collect()]
         verdicts: dict[str, list[bool]] = {}
         for row in rows:
             verdicts.setdefault(row["value"], []).append(row["might_contain"])

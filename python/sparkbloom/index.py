@@ -14,7 +14,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from sparkbloom._jvm import jvm_api, translating_errors
+from sparkbloom._sql import first_row, table_function
 from sparkbloom.errors import SparkBloomError
 
 
@@ -28,35 +28,24 @@ def build_index(
     refreshes it (``columns=None``: the index's own columns; only new or changed files are
     read). Returns what was done: files indexed, files left out, segments, whether the
     whole index was rebuilt. ``fpp`` defaults to the index's own, else
-    ``spark.sparkbloom.write.fpp``.
+    ``spark.sparkbloom.write.fpp``. In SQL: ``sparkbloom_build_index(table, 'cols', fpp)``.
     """
     if isinstance(columns, str):
         columns = [c.strip() for c in columns.split(",")]
     if columns is not None and not columns:
         raise SparkBloomError("[sparkbloom] name at least one column to index")
-    jcolumns = list(columns) if columns is not None else None
-    jfpp = float(fpp) if fpp is not None else None
-    row = translating_errors(
-        lambda: jvm_api(spark).TableIndexCommands.build(spark._jsparkSession, path_or_table, jcolumns, jfpp)
-    )
-    return _first_row(spark, row)
+    names = ",".join(columns) if columns is not None else None
+    return first_row(table_function(spark, "sparkbloom_build_index", path_or_table, names,
+                                    float(fpp) if fpp is not None else None))
 
 
 def describe_index(spark: SparkSession, path_or_table: str) -> dict[str, Any]:
     """The index's columns, fpp, size in bytes, how many current files it covers, and per
     column its units (a file or a row group each), blocks per unit and the largest
     estimated fpp of any unit."""
-    row = translating_errors(lambda: jvm_api(spark).TableIndexCommands.describe(spark._jsparkSession, path_or_table))
-    return _first_row(spark, row)
+    return first_row(table_function(spark, "sparkbloom_describe_index", path_or_table))
 
 
 def drop_index(spark: SparkSession, path_or_table: str) -> bool:
     """Deletes the table's index; True if there was one."""
-    row = translating_errors(lambda: jvm_api(spark).TableIndexCommands.drop(spark._jsparkSession, path_or_table))
-    return bool(_first_row(spark, row)["dropped"])
-
-
-def _first_row(spark: SparkSession, jdf: Any) -> dict[str, Any]:
-    from pyspark.sql import DataFrame
-
-    return DataFrame(jdf, spark).collect()[0].asDict()
+    return bool(first_row(table_function(spark, "sparkbloom_drop_index", path_or_table))["dropped"])

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import datetime
-import decimal
 from collections.abc import Sequence
 
 from pyspark.sql import DataFrame, SparkSession
 
-from sparkbloom._jvm import jvm_api, translating_errors
+from sparkbloom._sql import table_function
 from sparkbloom.errors import SparkBloomError
 
 #: The columns of :func:`inspect`'s result.
@@ -24,11 +22,16 @@ def inspect(spark: SparkSession, path: str, columns: Sequence[str] | None = None
     Works on files whoever wrote them. ``estimated_ndv`` and ``estimated_fpp`` come from
     each filter's bits; ``dictionary_only`` says every data page is dictionary-encoded
     (parquet-java drops its own filter for such chunks); ``problem`` says why a filter the
-    file claims cannot be used. Many files are read by tasks on the cluster.
+    file claims cannot be used. Many files are read by tasks on the cluster. The files are
+    read when this is called (``sparkbloom_inspect`` in SQL).
     """
-    jcolumns = list(columns) if columns is not None else None
-    jdf = translating_errors(lambda: jvm_api(spark).Inspection.inspect(spark._jsparkSession, path, jcolumns))
-    return DataFrame(jdf, spark)
+    if columns is None:
+        return table_function(spark, "sparkbloom_inspect", path)
+    if isinstance(columns, str):
+        columns = [columns]
+    if any("," in c for c in columns):
+        raise SparkBloomError("[sparkbloom] inspect cannot name a column whose name contains a comma")
+    return table_function(spark, "sparkbloom_inspect", path, ",".join(columns))
 
 
 def might_contain(spark: SparkSession, path: str, column: str, values: Sequence[object]) -> DataFrame:
@@ -37,25 +40,9 @@ def might_contain(spark: SparkSession, path: str, column: str, values: Sequence[
 
     ``column`` is the file column's dotted path. Values are ints, floats, strings, bytes,
     ``decimal.Decimal``, ``datetime.date`` or naive ``datetime.datetime`` (timestamp_ntz).
+    A string probed in a column of another type is cast to that type (``'42'`` in a
+    bigint column, ``'2024-01-31'`` in a date column); one that cannot be cast is an error.
     """
-    if not values:
-        raise SparkBloomError("[sparkbloom] might_contain needs at least one value")
-    jvm = spark.sparkContext._jvm
-    assert jvm is not None
-    jvalues = [_to_java(jvm, value) for value in values]
-    jdf = translating_errors(
-        lambda: jvm_api(spark).Inspection.mightContain(spark._jsparkSession, path, column, jvalues)
-    )
-    return DataFrame(jdf, spark)
-
-
-def _to_java(jvm: object, value: object) -> object:
-    if isinstance(value, datetime.datetime):
-        if value.tzinfo is not None:
-            raise SparkBloomError("[sparkbloom] pass naive datetimes (timestamp_ntz) to might_contain")
-        return jvm.java.time.LocalDateTime.parse(value.isoformat())  # type: ignore[attr-defined]
-    if isinstance(value, datetime.date):
-        return jvm.java.sql.Date.valueOf(value.isoformat())  # type: ignore[attr-defined]
-    if isinstance(value, (bool, int, float, str, bytes, bytearray, decimal.Decimal)) or value is None:
-        return value
-    raise SparkBloomError(f"[sparkbloom] might_contain cannot probe a value of type {type(value).__name__}")
+    if isinstance(values, (str, bytes)) or not values:
+        raise SparkBloomError("[sparkbloom] might_contain needs a list of at least one value")
+    return table_function(spark, "sparkbloom_probe", path, column, *values)

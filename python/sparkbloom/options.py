@@ -53,8 +53,10 @@ def write_options(
     options = {COLUMNS: ",".join(names)}
     if fpp is not None:
         options[FPP] = _checked_fpp(fpp, FPP)
+    folded = {n.lower() for n in names}
     for column, value in (ndv or {}).items():
-        if column not in names:
+        # The JVM resolves these keys as Spark resolves names: case-insensitively by default.
+        if column.lower() not in folded:
             raise option_error(f"option '{NDV}.{column}' names a column that is not in {COLUMNS}")
         options[f"{NDV}.{column}"] = _checked_ndv(value, f"{NDV}.{column}")
     if max_bytes is not None:

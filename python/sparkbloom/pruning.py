@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pyspark.sql import SparkSession
 
+from sparkbloom._sql import table_function
+
 #: The keys of :func:`last_pruning`'s result.
 PRUNING_KEYS = (
     "files_total",
@@ -19,7 +21,8 @@ PRUNING_KEYS = (
 
 
 def last_pruning(spark: SparkSession) -> dict[str, int]:
-    """Pruning of the last Parquet scan this session planned.
+    """Pruning of the last Parquet scan this session planned (``sparkbloom_last_pruning()``
+    in SQL).
 
     Keys: ``files_total``, ``files_skipped``, ``row_groups_total``, ``row_groups_skipped``
     (row groups the driver ruled out, including those of skipped files),
@@ -31,7 +34,5 @@ def last_pruning(spark: SparkSession) -> dict[str, int]:
     for a scan with nothing to judge (``spark.sparkbloom.enabled`` off, or no ``=``, ``IN``
     or ``<=>`` on a literal).
     """
-    jvm = spark.sparkContext._jvm
-    assert jvm is not None
-    stats = jvm.sparkbloom.SparkBloom.lastPruning(spark._jsparkSession)
-    return {str(key): int(stats.get(key)) for key in stats.keySet()}
+    rows = table_function(spark, "sparkbloom_last_pruning").collect()
+    return {key: int(value) for key, value in rows[0].asDict().items()} if rows else {}

@@ -52,14 +52,15 @@ def session(
     return configure(builder).getOrCreate()
 
 
-def version() -> str:
-    """Version of the sparkbloom jar loaded in the active session's driver JVM.
+def version(spark: SparkSession | None = None) -> str:
+    """Version of the sparkbloom jar loaded in the active session's driver
+    (``sparkbloom_version()`` in SQL; works on classic and Spark Connect sessions).
 
-    Asking the JVM (rather than this package) proves the jar is on the driver classpath.
+    Asking the driver (rather than this package) proves the jar is on its classpath.
     """
-    spark = SparkSession.getActiveSession()
+    from sparkbloom._sql import table_function
+
+    spark = spark or SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("no active SparkSession: create one with sparkbloom.session()")
-    jvm = spark.sparkContext._jvm
-    assert jvm is not None
-    return str(jvm.sparkbloom.SparkBloom.version())
+    return str(table_function(spark, "sparkbloom_version").collect()[0]["version"])

@@ -1,10 +1,12 @@
 package sparkbloom
 
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 
 import org.apache.hadoop.conf.Configuration
+import org.apache.parquet.schema.PrimitiveType
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
 import org.apache.spark.sql.types._
 
 import sparkbloom.catalyst.DeltaTables
@@ -70,13 +72,15 @@ object Inspection {
       case other => other
     }
     val target = Target.of(spark, path)
+    val timeZone = spark.sessionState.conf.sessionLocalTimeZone
     val rows = perFile(spark, target) { (file, conf) =>
-      probeFile(file, target.fileColumn(column), literals, conf)
+      probeFile(file, target.fileColumn(column), literals, timeZone, conf)
     }
     spark.createDataFrame(rows.asJava, ProbeSchema)
   }
 
-  private def probeFile(file: String, column: String, literals: Seq[Literal], conf: Configuration): Seq[Row] = {
+  private def probeFile(file: String, column: String, given: Seq[Literal], timeZone: String,
+      conf: Configuration): Seq[Row] = {
     val status = ParquetFileListing.list(file, conf).head
     val input = org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(status, conf)
     val stream = input.newStream()
@@ -89,7 +93,8 @@ object Inspection {
       footer.rowGroups.flatMap { rowGroup =>
         val chunk = rowGroup.columns(column)
         val lookup = BloomFilterIO.read(stream, status.getLen, chunk).lookup
-        literals.map { literal =>
+        given.map { shown =>
+          val literal = castText(shown, chunk.primitiveType, column, timeZone)
           val absent = lookup match {
             case FilterLookup.Present(filter) => LiteralProbe.hashes(chunk.primitiveType, literal.dataType, literal.value) match {
               case ProbeHashes.AnyOf(hashes) => !hashes.exists(filter.mightContain)
@@ -97,11 +102,21 @@ object Inspection {
             }
             case _ => false
           }
-          Row(file, rowGroup.ordinal, Option(literal.value).map(_ => literal.toString).orNull, !absent)
+          Row(file, rowGroup.ordinal, Option(shown.value).map(_ => shown.toString).orNull, !absent)
         }
       }
     } finally stream.close()
   }
+
+  /** A value given as text, cast to the type of the file column it is probed in. */
+  private def castText(literal: Literal, column: PrimitiveType, name: String, timeZone: String): Literal =
+    (literal.dataType, LiteralProbe.textCastType(column)) match {
+      case (StringType, Some(target)) if literal.value != null =>
+        val cast = Try(Cast(literal, target, Some(timeZone)).eval()).toOption.flatMap(Option(_))
+        Literal(cast.getOrElse(throw new SparkBloomException(
+          s"'${literal.value}' cannot be probed in column '$name': it is not a ${target.simpleString}")), target)
+      case _ => literal
+    }
 
   private def toRow(r: ChunkReport): Row = Row(r.file, r.rowGroup, r.column, r.physicalType, r.numValues,
     r.hasFilter, r.filterOffset, r.filterBytes, r.hasLength, nanToNull(r.estimatedNdv), nanToNull(r.estimatedFpp),

@@ -1,10 +1,16 @@
 package sparkbloom
 
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.sparkbloom.TypedSettings
+import org.apache.spark.sql.sparkbloom.TypedSettings.Setting
+
+import sparkbloom.sbbf.SplitBlockBloomFilter
 
 /**
- * Every `spark.sparkbloom.*` session setting, with its default. All are read at the moment
- * they matter (planning a scan, starting a write), so `spark.conf.set` takes effect at once.
+ * Every `spark.sparkbloom.*` session setting: a typed Spark SQL config entry with a doc and a
+ * default, so `SET` refuses a bad value at once (instead of every later query failing while
+ * it plans) and `SET -v` lists them. All are read at the moment they matter (planning a
+ * scan, starting a write), so `spark.conf.set` takes effect at once.
  */
 object SparkBloomConf {
   val Prefix = "spark.sparkbloom."
@@ -17,93 +23,87 @@ object SparkBloomConf {
    * reads ~10 extra row groups instead of ~100 (measured in bench/README.md). It costs
    * 26.4 instead of 16.9 (0.001) or 10.5 (0.01) bits per distinct value.
    */
-  val WriteFpp = "spark.sparkbloom.write.fpp"
-  val DefaultWriteFpp: Double = 0.0001
+  val WriteFpp: Setting[Double] = TypedSettings.double("spark.sparkbloom.write.fpp",
+    "False-positive probability of written Bloom filters when the write names none " +
+      "(option bloom_filter_fpp).", 0.0001, p => p > 0 && p < 1, "It must be strictly between 0 and 1.")
 
-  /** Default ceiling of one column chunk's filter, in bytes. */
-  val WriteMaxBytes = "spark.sparkbloom.write.maxBytes"
-  val DefaultWriteMaxBytes: Int = 1024 * 1024
+  val WriteMaxBytes: Setting[Long] = TypedSettings.long("spark.sparkbloom.write.maxBytes",
+    "Largest Bloom filter of one column chunk, in bytes, when the write names none " +
+      "(option bloom_filter_max_bytes).", 1024L * 1024,
+    b => b >= SplitBlockBloomFilter.MinBytes && b <= SplitBlockBloomFilter.MaxBytes,
+    s"It must be between ${SplitBlockBloomFilter.MinBytes} and ${SplitBlockBloomFilter.MaxBytes}.")
 
   /**
-   * Whether written filters take the smallest whole number of blocks that meets the fpp
-   * (`true`) instead of the smallest power of two of blocks (`false`, the default). Exact
-   * sizes save up to half of each filter, but Arrow C++, Velox and ClickHouse up to 25.8
+   * Exact sizes save up to half of each filter, but Arrow C++, Velox and ClickHouse up to 25.8
    * (which reads filters through Arrow C++) refuse bitsets whose length is not a power of two.
    */
-  val WriteExactSize = "spark.sparkbloom.write.exactSize"
-  val DefaultWriteExactSize: Boolean = false
+  val WriteExactSize: Setting[Boolean] = TypedSettings.boolean("spark.sparkbloom.write.exactSize",
+    "Whether written filters take the smallest whole number of 32-byte blocks that meets the fpp " +
+      "instead of a power of two of blocks. Some readers (Arrow C++, ClickHouse) ignore such filters.", false)
 
-  /** Master switch for pruning. */
-  val Enabled = "spark.sparkbloom.enabled"
+  val Enabled: Setting[Boolean] = TypedSettings.boolean("spark.sparkbloom.enabled",
+    "Whether Parquet scans are pruned with Bloom filters (the master switch).", true)
 
-  /** Skip whole files on the driver. */
-  val PruneFiles = "spark.sparkbloom.pruning.files"
+  val PruneFiles: Setting[Boolean] = TypedSettings.boolean("spark.sparkbloom.pruning.files",
+    "Whether files whose filters rule out every row group are skipped on the driver.", true)
 
-  /** Skip row groups inside the files that are read. */
-  val PruneRowGroups = "spark.sparkbloom.pruning.rowGroups"
+  val PruneRowGroups: Setting[Boolean] = TypedSettings.boolean("spark.sparkbloom.pruning.rowGroups",
+    "Whether row groups ruled out by their filters are skipped inside the files that are read.", true)
 
-  /** Bytes of footers and filters the driver keeps across queries. */
-  val CacheMaxBytes = "spark.sparkbloom.cache.maxBytes"
-  val DefaultCacheMaxBytes: Long = 256L * 1024 * 1024
+  val CacheMaxBytes: Setting[Long] = TypedSettings.long("spark.sparkbloom.cache.maxBytes",
+    "Bytes of footers and filters the driver keeps across queries.", 256L * 1024 * 1024,
+    _ >= 0, "It must be 0 or more.")
 
-  /** Threads reading footers and filters on the driver. */
-  val Parallelism = "spark.sparkbloom.pruning.parallelism"
-  val DefaultParallelism: Int = 16
+  val Parallelism: Setting[Int] = TypedSettings.int("spark.sparkbloom.pruning.parallelism",
+    "Threads reading footers and filters on the driver.", 16, _ >= 1, "It must be 1 or more.")
 
-  /**
-   * Whether keys that come from the other side of a join (or an `IN`/`EXISTS` subquery)
-   * prune the Parquet side at run time, once they are known and before its tasks start.
-   */
-  val JoinEnabled = "spark.sparkbloom.join.enabled"
+  val JoinEnabled: Setting[Boolean] = TypedSettings.boolean("spark.sparkbloom.join.enabled",
+    "Whether keys from the other side of a join (or an IN/EXISTS subquery) prune the Parquet side " +
+      "at run time, before its tasks start.", true)
 
   /**
-   * Most distinct keys of a join's other side that are probed; with more, the scan is left
-   * alone. Each key costs a statistics check and a filter probe per row group, and keys
-   * spread over a table leave ever fewer row groups without one: over 1,000 row groups,
-   * 1,000 keys took 0.1 s to probe and skipped 42% of row groups (1.2x faster), ~9,000 took
-   * 0.7 s and skipped 11% (0.8x, slower than not probing). Keys clustered in a few files pay
-   * at any count: raise it for those (bench/README.md, "Joins").
+   * Each key costs a statistics check and a filter probe per row group, and keys spread over
+   * a table leave ever fewer row groups without one: over 1,000 row groups, 1,000 keys took
+   * 0.1 s to probe and skipped 42% of row groups (1.2x faster), ~9,000 took 0.7 s and skipped
+   * 11% (0.8x, slower than not probing). Keys clustered in a few files pay at any count: raise
+   * it for those (bench/README.md, "Joins").
    */
-  val JoinMaxKeys = "spark.sparkbloom.join.maxKeys"
-  val DefaultJoinMaxKeys: Int = 2000
+  val JoinMaxKeys: Setting[Int] = TypedSettings.int("spark.sparkbloom.join.maxKeys",
+    "Most distinct keys of a join's other side that are probed; with more, the scan is left alone.",
+    2000, _ >= 0, "It must be 0 or more.")
 
-  /**
-   * Whether scans consult a table's index (`sparkbloom.build_index`) before any footer.
-   * Off, indexed tables are judged by their files' own filters alone.
-   */
-  val IndexEnabled = "spark.sparkbloom.index.enabled"
+  val IndexEnabled: Setting[Boolean] = TypedSettings.boolean("spark.sparkbloom.index.enabled",
+    "Whether scans consult a table's Bloom index (sparkbloom_build_index) before any footer.", true)
 
-  /**
-   * Above this many files left to judge by their footers (after the table index), the
-   * footers and filters are read by a Spark job on the executors instead of the driver;
-   * 0 never. See bench/README.md ("Table index") for how the default was measured.
-   */
-  val ExecutorProbingAbove = "spark.sparkbloom.pruning.executorProbingAbove"
-  val DefaultExecutorProbingAbove: Int = 20000
+  /** See bench/README.md ("Table index") for how the default was measured. */
+  val ExecutorProbingAbove: Setting[Int] = TypedSettings.int("spark.sparkbloom.pruning.executorProbingAbove",
+    "Above this many files left to judge by their footers, footers and filters are read by a Spark job " +
+      "on the executors instead of the driver; 0 never.", 20000, _ >= 0, "It must be 0 or more.")
 
-  def executorProbingAbove(conf: SQLConf): Int =
-    conf.getConfString(ExecutorProbingAbove, DefaultExecutorProbingAbove.toString).trim.toInt
+  /** Registers every entry with Spark (the extension calls it before any session is built). */
+  private[sparkbloom] def register(): Unit = ()
 
-  def indexEnabled(conf: SQLConf): Boolean = conf.getConfString(IndexEnabled, "true").trim.toBoolean
+  def executorProbingAbove(conf: SQLConf): Int = ExecutorProbingAbove.in(conf)
 
-  def joinEnabled(conf: SQLConf): Boolean = conf.getConfString(JoinEnabled, "true").trim.toBoolean
+  def indexEnabled(conf: SQLConf): Boolean = IndexEnabled.in(conf)
 
-  def joinMaxKeys(conf: SQLConf): Int = conf.getConfString(JoinMaxKeys, DefaultJoinMaxKeys.toString).trim.toInt
+  def joinEnabled(conf: SQLConf): Boolean = JoinEnabled.in(conf)
 
-  def enabled(conf: SQLConf): Boolean = conf.getConfString(Enabled, "true").trim.toBoolean
+  def joinMaxKeys(conf: SQLConf): Int = JoinMaxKeys.in(conf)
 
-  def pruneFiles(conf: SQLConf): Boolean = conf.getConfString(PruneFiles, "true").trim.toBoolean
+  def enabled(conf: SQLConf): Boolean = Enabled.in(conf)
 
-  def pruneRowGroups(conf: SQLConf): Boolean = conf.getConfString(PruneRowGroups, "true").trim.toBoolean
+  def pruneFiles(conf: SQLConf): Boolean = PruneFiles.in(conf)
 
-  def cacheMaxBytes(conf: SQLConf): Long = conf.getConfString(CacheMaxBytes, DefaultCacheMaxBytes.toString).trim.toLong
+  def pruneRowGroups(conf: SQLConf): Boolean = PruneRowGroups.in(conf)
 
-  def parallelism(conf: SQLConf): Int =
-    math.max(1, conf.getConfString(Parallelism, DefaultParallelism.toString).trim.toInt)
+  def cacheMaxBytes(conf: SQLConf): Long = CacheMaxBytes.in(conf)
 
-  def writeFpp(conf: SQLConf): String = conf.getConfString(WriteFpp, DefaultWriteFpp.toString)
+  def parallelism(conf: SQLConf): Int = Parallelism.in(conf)
 
-  def writeMaxBytes(conf: SQLConf): String = conf.getConfString(WriteMaxBytes, DefaultWriteMaxBytes.toString)
+  def writeFpp(conf: SQLConf): Double = WriteFpp.in(conf)
 
-  def writeExactSize(conf: SQLConf): String = conf.getConfString(WriteExactSize, DefaultWriteExactSize.toString)
+  def writeMaxBytes(conf: SQLConf): Int = WriteMaxBytes.in(conf).toInt
+
+  def writeExactSize(conf: SQLConf): Boolean = WriteExactSize.in(conf)
 }

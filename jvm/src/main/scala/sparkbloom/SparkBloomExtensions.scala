@@ -13,6 +13,7 @@ import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWrit
  */
 class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    SparkBloomConf.register()
     extensions.injectPostHocResolutionRule(BloomWriteRule)
     extensions.injectPostHocResolutionRule(DeltaWriteRule(_))
     extensions.injectPostHocResolutionRule(BloomCacheInvalidation)
@@ -20,10 +21,6 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPlannerStrategy(JoinKeysStrategy(_))
     extensions.injectColumnar(ScanPruningRule.columnar)
     extensions.injectQueryStagePrepRule(ScanPruningRule(_))
-    extensions.injectTableFunction(InspectionTableFunctions.inspect)
-    extensions.injectTableFunction(InspectionTableFunctions.probe)
-    extensions.injectTableFunction(InspectionTableFunctions.buildIndex)
-    extensions.injectTableFunction(InspectionTableFunctions.describeIndex)
-    extensions.injectTableFunction(InspectionTableFunctions.dropIndex)
+    InspectionTableFunctions.all.foreach(extensions.injectTableFunction)
   }
 }

@@ -1,17 +1,23 @@
 package sparkbloom.catalyst
 
-import org.apache.spark.sql.SparkSession
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
-import sparkbloom.{Inspection, SparkBloomException, TableIndexCommands}
+import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
+
+import sparkbloom.{Inspection, SparkBloom, SparkBloomException, TableIndexCommands}
+import sparkbloom.read.PruningStats
 
 /**
- * `SELECT * FROM sparkbloom_inspect('path')` and
- * `SELECT * FROM sparkbloom_probe('path', 'column', value, ...)`: the Python helpers for
- * SQL-only users. Arguments must be constants; the files are read when the query is
- * analyzed, and the result is a local relation.
+ * `SELECT * FROM sparkbloom_inspect('path')`, `sparkbloom_probe('path', 'column', value, ...)`,
+ * `sparkbloom_last_pruning()`, the index commands and `sparkbloom_version()`: the helpers in
+ * SQL, which is also how the Python package calls them (so they work over Spark Connect).
+ * Arguments must be constants; the work is done when the query is analyzed, and the result
+ * is a local relation.
  */
 object InspectionTableFunctions {
 
@@ -41,13 +47,13 @@ object InspectionTableFunctions {
 
   val buildIndex: (FunctionIdentifier, ExpressionInfo, Builder) = (
     FunctionIdentifier("sparkbloom_build_index"),
-    info("sparkbloom_build_index", "_FUNC_(table[, 'col1,col2'[, fpp]]) - builds or refreshes the table's Bloom index"),
+    info("sparkbloom_build_index", "_FUNC_(table[, 'col1,col2' or NULL[, fpp]]) - builds or refreshes the table's Bloom index"),
     args => {
       if (args.isEmpty || args.size > 3) fail("sparkbloom_build_index takes a table, optionally columns and an fpp")
-      val fpp = args.lift(2).map(a => java.lang.Double.valueOf(scala.util.Try(constant(a, "fpp").toDouble)
+      val fpp = args.lift(2).filterNot(a => a.foldable && a.eval() == null).map(a => java.lang.Double.valueOf(scala.util.Try(constant(a, "fpp").toDouble)
         .getOrElse(fail(s"the fpp must be a number, got ${a.sql}"))))
-      TableIndexCommands.build(SparkSession.active, constant(args.head, "table"), args.lift(1).map(columnList).orNull,
-        fpp.orNull)
+      val columns = args.lift(1).filterNot(a => a.foldable && a.eval() == null).map(columnList)
+      TableIndexCommands.build(SparkSession.active, constant(args.head, "table"), columns.orNull, fpp.orNull)
         .queryExecution.analyzed
     })
 
@@ -56,6 +62,34 @@ object InspectionTableFunctions {
 
   val dropIndex: (FunctionIdentifier, ExpressionInfo, Builder) = oneTable("sparkbloom_drop_index",
     "deletes the table's Bloom index", TableIndexCommands.drop)
+
+  val lastPruning: (FunctionIdentifier, ExpressionInfo, Builder) = (
+    FunctionIdentifier("sparkbloom_last_pruning"),
+    info("sparkbloom_last_pruning", "_FUNC_() - what sparkbloom decided for the last Parquet scan this session " +
+      "planned: one row (none before the first scan)"),
+    args => {
+      if (args.nonEmpty) fail("sparkbloom_last_pruning takes no arguments")
+      val session = SparkSession.active
+      val schema = StructType(PruningStats.Keys.map(StructField(_, LongType, nullable = false)))
+      val rows = PruningStats.last(session).toSeq.map(stats => Row.fromSeq(stats.values))
+      session.createDataFrame(rows.asJava, schema).queryExecution.analyzed
+    })
+
+  val version: (FunctionIdentifier, ExpressionInfo, Builder) = (
+    FunctionIdentifier("sparkbloom_version"),
+    info("sparkbloom_version", "_FUNC_() - the sparkbloom jar's version and the Spark line it was built for"),
+    args => {
+      if (args.nonEmpty) fail("sparkbloom_version takes no arguments")
+      val session = SparkSession.active
+      val schema = StructType(Seq(StructField("version", StringType, nullable = false),
+        StructField("spark_line", StringType, nullable = false)))
+      session.createDataFrame(java.util.List.of(Row(SparkBloom.version, SparkBloom.sparkLine)), schema)
+        .queryExecution.analyzed
+    })
+
+  /** Every table function, for the extension to register. */
+  val all: Seq[(FunctionIdentifier, ExpressionInfo, Builder)] =
+    Seq(inspect, probe, buildIndex, describeIndex, dropIndex, lastPruning, version)
 
   private def oneTable(name: String, what: String,
       run: (SparkSession, String) => org.apache.spark.sql.DataFrame): (FunctionIdentifier, ExpressionInfo, Builder) = (

@@ -58,6 +58,26 @@ object LiteralProbe {
       }
     }
 
+  /**
+   * The Spark type a value given as text (the CLI's `probe`, `sparkbloom_probe` with a
+   * string) is cast to before it is probed in `column`, as DuckDB's `parquet_bloom_probe`
+   * casts to the column's type; None when the text is probed as it is (strings, binary,
+   * UUIDs) or the column carries no filter we judge.
+   */
+  def textCastType(column: PrimitiveType): Option[DataType] = {
+    val annotation = column.getLogicalTypeAnnotation
+    (column.getPrimitiveTypeName, annotation) match {
+      case (_, d: DecimalLogicalTypeAnnotation) => Some(DecimalType(d.getPrecision, d.getScale))
+      case (INT32, _: DateLogicalTypeAnnotation) => Some(DateType)
+      case (INT64, t: TimestampLogicalTypeAnnotation) => Some(if (t.isAdjustedToUTC) TimestampType else TimestampNTZType)
+      case (INT64, i: IntLogicalTypeAnnotation) if !i.isSigned => Some(DecimalType(20, 0))
+      case (INT32 | INT64, null | _: IntLogicalTypeAnnotation) => Some(LongType)
+      case (FLOAT, _) => Some(FloatType)
+      case (DOUBLE, _) => Some(DoubleType)
+      case _ => None
+    }
+  }
+
   /** XXH64 of a stored value's plain encoding. */
   def hashStored(value: Any): Long = value match {
     case i: java.lang.Integer => XxHash64.hashInt(i)

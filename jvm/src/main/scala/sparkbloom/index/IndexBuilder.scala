@@ -44,11 +44,11 @@ private[sparkbloom] object IndexBuilder {
     }
     val wanted = columns.orElse(existing.map(_.manifest.columns)).getOrElse(
       throw new SparkBloomException(s"there is no index at $qualifiedRoot to refresh: name the columns to index"))
-    val targetFpp = fpp.orElse(existing.map(_.manifest.fpp)).getOrElse(SparkBloomConf.writeFpp(spark.sessionState.conf).toDouble)
+    val targetFpp = fpp.orElse(existing.map(_.manifest.fpp)).getOrElse(SparkBloomConf.writeFpp(spark.sessionState.conf))
     if (!(targetFpp > 0 && targetFpp < 1)) throw new SparkBloomException(s"the index fpp must be in (0, 1), got $targetFpp")
     val resolved = checkedColumns(spark, qualifiedRoot, wanted)
     val maxBytes = FilterSizing.largestPowerOfTwoAtMost(
-      math.max(SparkBloomConf.writeMaxBytes(spark.sessionState.conf).trim.toLong, SplitBlockBloomFilter.BytesPerBlock)).toInt
+      math.max(SparkBloomConf.writeMaxBytes(spark.sessionState.conf).toLong, SplitBlockBloomFilter.BytesPerBlock)).toInt
     val incremental = existing.filter { e =>
       e.manifest.columns.map(_.toLowerCase) == resolved.map(_.toLowerCase) && e.manifest.fpp == targetFpp &&
         e.manifest.maxBytes == maxBytes && e.segments.size < MaxSegments

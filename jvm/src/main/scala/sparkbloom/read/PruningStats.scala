@@ -15,16 +15,11 @@ final case class PruningStats(
     filesCoveredByIndex: Long = 0,
     filesSkippedByIndex: Long = 0) {
 
-  def toMap: Map[String, Long] = Map(
-    "files_total" -> filesTotal,
-    "files_skipped" -> filesSkipped,
-    "row_groups_total" -> rowGroupsTotal,
-    "row_groups_skipped" -> rowGroupsSkipped,
-    "filter_bytes_read" -> filterBytesRead,
-    "join_keys" -> joinKeys,
-    "probe_time_ms" -> probeTimeMs,
-    "files_covered_by_index" -> filesCoveredByIndex,
-    "files_skipped_by_index" -> filesSkippedByIndex)
+  /** The figures in [[PruningStats.Keys]] order. */
+  def values: Seq[Long] = Seq(filesTotal, filesSkipped, rowGroupsTotal, rowGroupsSkipped, filterBytesRead, joinKeys,
+    probeTimeMs, filesCoveredByIndex, filesSkippedByIndex)
+
+  def toMap: Map[String, Long] = PruningStats.Keys.zip(values).toMap
 
   override def toString: String =
     s"files $filesSkipped of $filesTotal skipped, row groups $rowGroupsSkipped of $rowGroupsTotal ruled out, " +
@@ -33,6 +28,10 @@ final case class PruningStats(
 }
 
 object PruningStats {
+  /** The names `last_pruning` and `sparkbloom_last_pruning()` report the figures under. */
+  val Keys: Seq[String] = Seq("files_total", "files_skipped", "row_groups_total", "row_groups_skipped",
+    "filter_bytes_read", "join_keys", "probe_time_ms", "files_covered_by_index", "files_skipped_by_index")
+
   val Empty: PruningStats = PruningStats(0, 0, 0, 0, 0, 0, 0)
 
   // Weak keys: a stopped and dropped session takes its entry with it.

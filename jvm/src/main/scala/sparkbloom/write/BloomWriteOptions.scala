@@ -66,12 +66,12 @@ object BloomWriteOptions {
       return None
     }
     val resolver = conf.resolver
-    val defaultFpp = parseFpp(byKey.get(Fpp).map(_._2).getOrElse(SparkBloomConf.writeFpp(conf)),
-      if (byKey.contains(Fpp)) Fpp else SparkBloomConf.WriteFpp)
-    val maxBytes = parseMaxBytes(byKey.get(MaxBytes).map(_._2).getOrElse(SparkBloomConf.writeMaxBytes(conf)),
-      if (byKey.contains(MaxBytes)) MaxBytes else SparkBloomConf.WriteMaxBytes)
-    val exactSize = parseBoolean(byKey.get(ExactSize).map(_._2).getOrElse(SparkBloomConf.writeExactSize(conf)),
-      if (byKey.contains(ExactSize)) ExactSize else SparkBloomConf.WriteExactSize)
+    val defaultFpp = byKey.get(Fpp).map { case (key, value) => parseFpp(value, key) }
+      .getOrElse(SparkBloomConf.writeFpp(conf))
+    val maxBytes = byKey.get(MaxBytes).map { case (key, value) => parseMaxBytes(value, key) }
+      .getOrElse(SparkBloomConf.writeMaxBytes(conf))
+    val exactSize = byKey.get(ExactSize).map { case (key, value) => parseBoolean(value, key) }
+      .getOrElse(SparkBloomConf.writeExactSize(conf))
 
     val columns = names.map { name =>
       val path = resolvePath(name, schema, partitionColumns, conf)

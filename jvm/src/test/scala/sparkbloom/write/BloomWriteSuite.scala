@@ -48,8 +48,8 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
   }
 
   test("filters are right-sized to each chunk's distinct count: powers of two by default, exact sizes on request") {
-    val target = sparkbloom.SparkBloomConf.DefaultWriteFpp
-    val ceiling = sparkbloom.SparkBloomConf.DefaultWriteMaxBytes
+    val target = sparkbloom.SparkBloomConf.WriteFpp.default
+    val ceiling = sparkbloom.SparkBloomConf.WriteMaxBytes.default.toInt
     for (n <- Seq(100, 10000); exactSize <- Seq(None, Some("TRUE"), Some("false"))) {
       val path = tempPath()
       val writer = spark.range(0, n, 1, 1).write.option("bloom_filter_columns", "id")
@@ -76,21 +76,19 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       spark.range(0, 100, 1, 1).write.option("bloom_filter_columns", "id").options(options).parquet(path)
       filteredChunks(path, "id").head.filter.get.getBitsetSize
     }
-    val exact = FilterSizing.optimalNumBytes(100, sparkbloom.SparkBloomConf.DefaultWriteFpp)
-    val pow2 = FilterSizing.optimalPowerOfTwoBytes(100, sparkbloom.SparkBloomConf.DefaultWriteFpp, 32, 1 << 20)
+    val exact = FilterSizing.optimalNumBytes(100, sparkbloom.SparkBloomConf.WriteFpp.default)
+    val pow2 = FilterSizing.optimalPowerOfTwoBytes(100, sparkbloom.SparkBloomConf.WriteFpp.default, 32, 1 << 20)
     assert(exact != pow2, "the case must tell the two modes apart")
     assert(bytesWritten(Map.empty) == pow2)
-    spark.conf.set(sparkbloom.SparkBloomConf.WriteExactSize, "true")
+    spark.conf.set(sparkbloom.SparkBloomConf.WriteExactSize.key, "true")
     try {
       assert(bytesWritten(Map.empty) == exact)
       assert(bytesWritten(Map("bloom_filter_exact_size" -> "False")) == pow2)
-      spark.conf.set(sparkbloom.SparkBloomConf.WriteExactSize, "yes")
-      val path = tempPath()
-      val error = intercept[SparkBloomException](
-        spark.range(3).write.option("bloom_filter_columns", "id").parquet(path))
-      assert(error.getMessage.contains("option 'spark.sparkbloom.write.exactSize' must be true or false, got 'yes'"))
-      assert(!new File(path).exists())
-    } finally spark.conf.unset(sparkbloom.SparkBloomConf.WriteExactSize)
+      // a bad session value is refused where it is set, not at every later write
+      val error = intercept[IllegalArgumentException](spark.conf.set(sparkbloom.SparkBloomConf.WriteExactSize.key, "yes"))
+      assert(error.getMessage.contains("spark.sparkbloom.write.exactSize"))
+      assert(bytesWritten(Map.empty) == exact, "the value set before stays")
+    } finally spark.conf.unset(sparkbloom.SparkBloomConf.WriteExactSize.key)
   }
 
   test("bad options fail before anything is written") {
@@ -111,7 +109,7 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       Map("bloom_filter_columns" -> "id", "bloom_filter_exact_size" -> "yes") ->
         "option 'bloom_filter_exact_size' must be true or false, got 'yes'",
       Map("bloom_filter_columns" -> "id", "BLOOM_FILTER_EXACT_SIZE" -> "") ->
-        "option 'bloom_filter_exact_size' must be true or false, got ''",
+        "option 'BLOOM_FILTER_EXACT_SIZE' must be true or false, got ''",
       Map("bloom_filter_exact_size" -> "true") -> "bloom filter options are set but 'bloom_filter_columns' names no column"
     )
     for ((options, message) <- cases) {
