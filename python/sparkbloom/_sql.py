@@ -48,8 +48,23 @@ def literal(value: object) -> str:
 
 
 def table_function(spark: SparkSession, name: str, *args: object) -> DataFrame:
-    """``SELECT * FROM name(args...)``."""
-    return spark.sql(f"SELECT * FROM {name}({', '.join(literal(a) for a in args)})")
+    """``SELECT * FROM name(args...)``, analyzed once.
+
+    Spark Connect runs ``spark.sql`` text once to check for commands and again when the
+    result is collected, and the index commands must act once; there the call goes as a
+    table-valued-function relation, whose plan the server analyzes once.
+    """
+    literals = [literal(a) for a in args]
+    relation = getattr(getattr(spark, "tvf", None), "_fn", None) if _is_connect(spark) else None
+    if relation is not None:
+        from pyspark.sql.connect.functions import expr
+
+        return relation(name, *[expr(text) for text in literals])
+    return spark.sql(f"SELECT * FROM {name}({', '.join(literals)})")
+
+
+def _is_connect(spark: SparkSession) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
 def first_row(df: DataFrame) -> dict[str, Any]:
