@@ -59,7 +59,8 @@ def table_function(spark: SparkSession, name: str, *args: object) -> DataFrame:
     if relation is not None:
         from pyspark.sql.connect.functions import expr
 
-        return relation(name, *[expr(text) for text in literals])
+        connect_df: DataFrame = relation(name, *[expr(text) for text in literals])
+        return connect_df
     return spark.sql(f"SELECT * FROM {name}({', '.join(literals)})")
 
 
