@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 // sparkbloom: Parquet split block Bloom filter data skipping for Apache Spark.
 // Spark and the parquet-java it ships are Provided: the cluster brings them, we must not.
 
@@ -44,17 +46,20 @@ def lineProject(line: SparkLine): Project =
       Compile / unmanagedSourceDirectories := Seq(
         (ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "scala"
       ) ++ SparkLines.shimDirs((ThisBuild / baseDirectory).value / "jvm" / "src" / "main", line),
-      Compile / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "resources"),
+      Compile / unmanagedResourceDirectories := Seq(
+        (ThisBuild / baseDirectory).value / "jvm" / "src" / "main" / "resources"),
       Test / unmanagedSourceDirectories := Seq(
         (ThisBuild / baseDirectory).value / "jvm" / "src" / "test" / "scala"
       ) ++ SparkLines.shimDirs((ThisBuild / baseDirectory).value / "jvm" / "src" / "test", line),
-      Test / unmanagedResourceDirectories := Seq((ThisBuild / baseDirectory).value / "jvm" / "src" / "test" / "resources"),
+      Test / unmanagedResourceDirectories := Seq(
+        (ThisBuild / baseDirectory).value / "jvm" / "src" / "test" / "resources"),
       Compile / unmanagedJars ++= Attributed.blankSeq(SparkLines.jars((ThisBuild / baseDirectory).value, line)),
       libraryDependencies ++= Seq(
         "org.scalatest" %% "scalatest" % "3.2.19" % Test,
         "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
         // parquet-java's in-memory test KMS, for the encryption tests (the line's own version)
-        ("org.apache.parquet" % "parquet-hadoop" % SparkLines.parquetVersion((ThisBuild / baseDirectory).value, line) % Test)
+        ("org.apache.parquet" % "parquet-hadoop" % SparkLines.parquetVersion((ThisBuild / baseDirectory).value,
+          line) % Test)
           .classifier("tests").intransitive()
       ),
       // Spark is Provided: the cluster brings it. The POM says which Spark this jar is for.
@@ -100,6 +105,7 @@ lazy val bench = (project in file("bench/jmh"))
     name := "sparkbloom-bench",
     publish / skip := true,
     scalaVersion := sparkLines.find(_.line == "4.3").get.scala,
-    Compile / unmanagedJars ++= Attributed.blankSeq(SparkLines.jars((ThisBuild / baseDirectory).value, sparkLines.find(_.line == "4.3").get)),
+    Compile / unmanagedJars ++= Attributed.blankSeq(SparkLines.jars((ThisBuild / baseDirectory).value,
+        sparkLines.find(_.line == "4.3").get)),
     Jmh / javaOptions ++= sparkJavaOptions
   )

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Shared pieces of the benchmarks: the dataset, the layouts, and measuring a query."""
 
 from __future__ import annotations
@@ -6,12 +8,14 @@ import argparse
 import shutil
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, SparkSession, functions as F
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 import sparkbloom
 
@@ -34,8 +38,9 @@ def repeats_and_output(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument("--output", default=str(Path(__file__).resolve().parent / "results" / f"{name}.json"))
 
 
-def fresh_run(args: argparse.Namespace, app: str,
-              extra: dict[str, str] | None = None) -> tuple[SparkSession, Path, Path]:
+def fresh_run(
+    args: argparse.Namespace, app: str, extra: dict[str, str] | None = None
+) -> tuple[SparkSession, Path, Path]:
     """The benchmark's session, an empty work directory and the output path (its directory made)."""
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -105,8 +110,11 @@ def layouts(ndv_per_row_group: dict[str, int]) -> dict[str, dict[str, str]]:
         "a_none": {},
         "b_pj_default": pj,
         "c_pj_ndv": {**pj, **{f"parquet.bloom.filter.expected.ndv#{c}": str(n) for c, n in ndv_per_row_group.items()}},
-        "d_pj_adaptive": {**pj, "parquet.bloom.filter.adaptive.enabled": "true",
-                          "parquet.bloom.filter.candidates.number": "5"},
+        "d_pj_adaptive": {
+            **pj,
+            "parquet.bloom.filter.adaptive.enabled": "true",
+            "parquet.bloom.filter.candidates.number": "5",
+        },
     }
 
 
@@ -171,9 +179,15 @@ def planning_tasks(spark: SparkSession, plan: Callable[[], DataFrame]) -> int:
 Results = dict[str, dict[str, dict[str, float]]]
 
 
-def interleaved(spark: SparkSession, layouts: list[str], queries: list[str], repeats: int,
-                sparkbloom_layout: str | set[str], run: Callable[[str, str], DataFrame],
-                counts: Callable[[str, str, Measured], dict[str, float]]) -> Results:
+def interleaved(
+    spark: SparkSession,
+    layouts: list[str],
+    queries: list[str],
+    repeats: int,
+    sparkbloom_layout: str | set[str],
+    run: Callable[[str, str], DataFrame],
+    counts: Callable[[str, str, Measured], dict[str, float]],
+) -> Results:
     """Every query on every layout, layouts interleaved within each round, sparkbloom on for
     its layout(s) only (the others are vanilla Spark): per layout and query, the median seconds
     and the last round's ``counts`` (of layout, query and measurement). Round 0 warms up (JIT, caches) and is not counted."""
@@ -184,12 +198,16 @@ def interleaved(spark: SparkSession, layouts: list[str], queries: list[str], rep
             for layout in layouts:
                 on = layout in sparkbloom_layout if isinstance(sparkbloom_layout, set) else layout == sparkbloom_layout
                 spark.conf.set("spark.sparkbloom.enabled", str(on).lower())
-                m = measure_once(spark, lambda: run(layout, query))
+                m = measure_once(spark, lambda layout=layout, query=query: run(layout, query))
                 if round_ == 0:
                     continue
                 times.setdefault((layout, query), []).append(m.seconds)
-                last[(layout, query)] = {"tasks": m.tasks, "files_read": m.files_read, "bytes_read": m.bytes_read,
-                                         **counts(layout, query, m)}
+                last[(layout, query)] = {
+                    "tasks": m.tasks,
+                    "files_read": m.files_read,
+                    "bytes_read": m.bytes_read,
+                    **counts(layout, query, m),
+                }
         print(f"round {round_} done", flush=True)
     spark.conf.unset("spark.sparkbloom.enabled")
     results: Results = {}

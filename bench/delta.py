@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Delta Lake benchmark: the lookup benchmark's table as Delta tables, in one run:
 
 - (a) Delta alone: its partition pruning and min/max data skipping;
@@ -21,12 +23,21 @@ import json
 from pathlib import Path
 
 import pyspark
+from common import (
+    Measured,
+    Results,
+    block_size,
+    fresh_run,
+    interleaved,
+    lookup_table,
+    lookup_table_arguments,
+    planning_tasks,
+    repeats_and_output,
+)
+from lookup import ABSENT_UUID, lookup_keys
 from pyspark.sql import SparkSession
 
 import sparkbloom
-from common import (Measured, Results, block_size, fresh_run, interleaved, lookup_table, lookup_table_arguments,
-                    planning_tasks, repeats_and_output)
-from lookup import ABSENT_UUID, lookup_keys
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -49,8 +60,11 @@ def delta_conf() -> dict[str, str]:
 
 def layouts(rows_per_group: int) -> dict[str, dict[str, str]]:
     """Table properties of each layout (sparkbloom's first: it pays for the JIT warm-up)."""
-    pj = {f"parquet.bloom.filter.{key}#{c}": value for c in ("uuid", "user_id")
-          for key, value in (("enabled", "true"), ("expected.ndv", str(rows_per_group)))}
+    pj = {
+        f"parquet.bloom.filter.{key}#{c}": value
+        for c in ("uuid", "user_id")
+        for key, value in (("enabled", "true"), ("expected.ndv", str(rows_per_group)))
+    }
     return {
         SPARKBLOOM: {"bloom_filter_columns": "uuid,user_id"},
         "a_delta": {},
@@ -61,6 +75,7 @@ def layouts(rows_per_group: int) -> dict[str, dict[str, str]]:
 def queries(t: str, keys: dict[str, object]) -> dict[str, str]:
     def in_list(values: object) -> str:
         return ", ".join(f"'{v}'" for v in values)  # type: ignore[attr-defined]
+
     return {
         "uuid = present": f"SELECT * FROM {t} WHERE uuid = '{keys['uuid']}'",
         "uuid = absent": f"SELECT * FROM {t} WHERE uuid = '{ABSENT_UUID}'",
@@ -84,15 +99,23 @@ def main() -> None:
     for name, properties in layouts(rows_per_group).items():
         path = work / name
         props = {**properties, "parquet.block.size": block_size(rows_per_group)}
-        spark.sql(f"CREATE TABLE delta.`{path}` (uuid STRING, user_id BIGINT, country STRING, amount DOUBLE, "
-                  f"payload STRING) USING delta TBLPROPERTIES ("
-                  + ", ".join(f"'{k}' = '{v}'" for k, v in props.items()) + ")")
+        spark.sql(
+            f"CREATE TABLE delta.`{path}` (uuid STRING, user_id BIGINT, country STRING, amount DOUBLE, "
+            f"payload STRING) USING delta TBLPROPERTIES (" + ", ".join(f"'{k}' = '{v}'" for k, v in props.items()) + ")"
+        )
         data.write.format("delta").mode("append").save(str(path))
         tables[name] = f"delta.`{path}`"
         sizes[name] = sum(f.stat().st_size for f in path.rglob("*.parquet"))
     results = run_interleaved(spark, tables, keys, args.repeats)
-    output = {"rows": args.rows, "files": args.files, "row_groups_per_file": args.row_groups_per_file,
-              "spark": pyspark.__version__, "repeats": args.repeats, "table_bytes": sizes, "results": results}
+    output = {
+        "rows": args.rows,
+        "files": args.files,
+        "row_groups_per_file": args.row_groups_per_file,
+        "spark": pyspark.__version__,
+        "repeats": args.repeats,
+        "table_bytes": sizes,
+        "results": results,
+    }
     out.write_text(json.dumps(output, indent=2))
     print_table(results, sizes)
 
@@ -108,8 +131,15 @@ def run_interleaved(spark: SparkSession, tables: dict[str, str], keys: dict[str,
             out |= {"files_after_delta_skipping": pruning["files_total"], "probe_time_ms": pruning["probe_time_ms"]}
         return out
 
-    return interleaved(spark, list(per_table), list(next(iter(per_table.values()))), repeats, SPARKBLOOM,
-                       lambda name, query: spark.sql(per_table[name][query]), counts)
+    return interleaved(
+        spark,
+        list(per_table),
+        list(next(iter(per_table.values()))),
+        repeats,
+        SPARKBLOOM,
+        lambda name, query: spark.sql(per_table[name][query]),
+        counts,
+    )
 
 
 def print_table(results: dict[str, dict[str, dict[str, float]]], sizes: dict[str, int]) -> None:
@@ -118,13 +148,20 @@ def print_table(results: dict[str, dict[str, dict[str, float]]], sizes: dict[str
     print("| query | " + " | ".join(names) + " | (a)/(c) | (b)/(c) |")
     print("|---" * (len(names) + 3) + "|")
     for q in results[names[0]]:
-        cells = [f"{results[n][q]['seconds']:.3f} / {int(results[n][q]['files_read'])} / "
-                 f"{int(results[n][q]['scan_tasks'])}" for n in names]
+        cells = [
+            f"{results[n][q]['seconds']:.3f} / {int(results[n][q]['files_read'])} / {int(results[n][q]['scan_tasks'])}"
+            for n in names
+        ]
         c = results[SPARKBLOOM][q]["seconds"]
-        print(f"| {q} | " + " | ".join(cells) + f" | {results['a_delta'][q]['seconds'] / c:.1f}x "
-              f"| {results['b_delta_pj_ndv'][q]['seconds'] / c:.1f}x |")
-    print("\ntable bytes: " + ", ".join(f"{n} {sizes[n]:,}" for n in names) +
-          f"; (c)/(a) {sizes[SPARKBLOOM] / sizes['a_delta']:.3f}")
+        print(
+            f"| {q} | " + " | ".join(cells) + f" | {results['a_delta'][q]['seconds'] / c:.1f}x "
+            f"| {results['b_delta_pj_ndv'][q]['seconds'] / c:.1f}x |"
+        )
+    print(
+        "\ntable bytes: "
+        + ", ".join(f"{n} {sizes[n]:,}" for n in names)
+        + f"; (c)/(a) {sizes[SPARKBLOOM] / sizes['a_delta']:.3f}"
+    )
 
 
 if __name__ == "__main__":

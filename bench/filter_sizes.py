@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """What power-of-two filters (the default) cost against exact sizes (the
 ``bloom_filter_exact_size`` opt-in): the lookup benchmark's sparkbloom layout written both
 ways from the same rows, in one run, in both of its shapes.
@@ -16,8 +18,9 @@ import shutil
 import statistics
 from pathlib import Path
 
+from common import bench_session, block_size, lookup_table, lookup_table_arguments
+
 import sparkbloom
-from common import bench_session, lookup_table_arguments, block_size, lookup_table
 
 HERE = Path(__file__).resolve().parent
 
@@ -37,8 +40,7 @@ def main() -> None:
         "small": (data, {"parquet.block.size": block_size(rows_per_file // args.row_groups_per_file)}),
         "large": (data.coalesce(args.large_files), {}),
     }
-    output: dict[str, object] = {"rows": args.rows, "files": args.files, "large_files": args.large_files,
-                                 "shapes": {}}
+    output: dict[str, object] = {"rows": args.rows, "files": args.files, "large_files": args.large_files, "shapes": {}}
     for shape in args.shapes.split(","):
         frame, shape_options = shapes[shape]
         results = {}

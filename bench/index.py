@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Table index benchmark (bench/README.md, "Table index"), two parts:
 
 - ``backfill``: the lookup benchmark's table written **without** filters, indexed on
@@ -28,18 +30,26 @@ import shutil
 import statistics
 import struct
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import xxhash
-from pyspark.sql import DataFrame, SparkSession, functions as F
+from common import (
+    Measured,
+    bench_session,
+    block_size,
+    interleaved,
+    lookup_table,
+    lookup_table_arguments,
+    repeats_and_output,
+)
+from lookup import ABSENT_UUID, lookup_keys
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 import sparkbloom
-from common import (Measured, bench_session, block_size, interleaved, lookup_table, lookup_table_arguments,
-                    repeats_and_output)
-from lookup import ABSENT_UUID, lookup_keys
 
 HERE = Path(__file__).resolve().parent
 INDEXED = "i_no_filters_indexed"
@@ -71,7 +81,11 @@ def backfill(args: argparse.Namespace) -> None:
     data_bytes = sum(f.stat().st_size for f in Path(plain).rglob("*.parquet"))
     in_file_bytes = sum(f.stat().st_size for f in Path(filtered).rglob("*.parquet"))
 
-    tables = {IN_FILE: spark.read.parquet(filtered), INDEXED: spark.read.parquet(plain), VANILLA: spark.read.parquet(plain)}
+    tables = {
+        IN_FILE: spark.read.parquet(filtered),
+        INDEXED: spark.read.parquet(plain),
+        VANILLA: spark.read.parquet(plain),
+    }
     queries: dict[str, Callable[[DataFrame], DataFrame]] = {
         "uuid = present": lambda t: t.where(F.col("uuid") == keys["uuid"]),
         "uuid = absent": lambda t: t.where(F.col("uuid") == ABSENT_UUID),
@@ -85,23 +99,45 @@ def backfill(args: argparse.Namespace) -> None:
         if name == VANILLA:
             return {}
         p = sparkbloom.last_pruning(spark)
-        return {"row_groups_read": p["row_groups_total"] - p["row_groups_skipped"], "probe_time_ms": p["probe_time_ms"],
-                "files_skipped_by_index": p["files_skipped_by_index"]}
+        return {
+            "row_groups_read": p["row_groups_total"] - p["row_groups_skipped"],
+            "probe_time_ms": p["probe_time_ms"],
+            "files_skipped_by_index": p["files_skipped_by_index"],
+        }
 
-    results = interleaved(spark, list(tables), list(queries), args.repeats, {IN_FILE, INDEXED},
-                          lambda name, query: queries[query](tables[name]), counts)
-    output = {"rows": args.rows, "files": args.files, "row_groups": described["units"].get("uuid"),
-              "build_seconds": builds, "build_seconds_median": statistics.median(builds), "index": described,
-              "data_bytes": data_bytes, "in_file_filter_table_bytes": in_file_bytes, "results": results}
+    results = interleaved(
+        spark,
+        list(tables),
+        list(queries),
+        args.repeats,
+        {IN_FILE, INDEXED},
+        lambda name, query: queries[query](tables[name]),
+        counts,
+    )
+    output = {
+        "rows": args.rows,
+        "files": args.files,
+        "row_groups": described["units"].get("uuid"),
+        "build_seconds": builds,
+        "build_seconds_median": statistics.median(builds),
+        "index": described,
+        "data_bytes": data_bytes,
+        "in_file_filter_table_bytes": in_file_bytes,
+        "results": results,
+    }
     out.write_text(json.dumps(output, indent=2, default=str))
-    print(f"\nbuild: median {statistics.median(builds):.1f} s of {builds}; index {described['index_bytes']:,} bytes "
-          f"(data without filters {data_bytes:,}; with in-file filters {in_file_bytes:,})")
+    print(
+        f"\nbuild: median {statistics.median(builds):.1f} s of {builds}; index {described['index_bytes']:,} bytes "
+        f"(data without filters {data_bytes:,}; with in-file filters {in_file_bytes:,})"
+    )
     print("\n| query | (a) vanilla | (i) index | (e) in-file | (a)/(i) | (i)/(e) | row groups read (i) / (e) |")
     print("|---|---|---|---|---|---|---|")
     for q in queries:
         a, i, e = (results[n][q] for n in (VANILLA, INDEXED, IN_FILE))
-        print(f"| {q} | {a['seconds']:.3f} | {i['seconds']:.3f} | {e['seconds']:.3f} | {a['seconds'] / i['seconds']:.1f}x "
-              f"| {i['seconds'] / e['seconds']:.2f} | {int(i['row_groups_read'])} / {int(e['row_groups_read'])} |")
+        print(
+            f"| {q} | {a['seconds']:.3f} | {i['seconds']:.3f} | {e['seconds']:.3f} | {a['seconds'] / i['seconds']:.1f}x "
+            f"| {i['seconds'] / e['seconds']:.2f} | {int(i['row_groups_read'])} / {int(e['row_groups_read'])} |"
+        )
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -138,11 +174,22 @@ def tiny_files(directory: Path, count: int) -> None:
     id_sentinel = [0x5EED_0000_0000_0000 + i for i in range(ROWS_PER_FILE)]
     user_sentinel = [0x7EED_0000_0000_0000 + i for i in range(ROWS_PER_FILE)]
     key_sentinel = [f"sentinel-key-{i:02d}-" + "x" * 20 for i in range(ROWS_PER_FILE)]  # 36 characters, as every key
-    table = pa.table({"id": pa.array(id_sentinel, pa.int64()), "key": pa.array(key_sentinel, pa.string()),
-                      "user_id": pa.array(user_sentinel, pa.int64())})
+    table = pa.table(
+        {
+            "id": pa.array(id_sentinel, pa.int64()),
+            "key": pa.array(key_sentinel, pa.string()),
+            "user_id": pa.array(user_sentinel, pa.int64()),
+        }
+    )
     template_path = directory.parent / "template.parquet"
-    pq.write_table(table, template_path, compression="NONE", use_dictionary=False, write_statistics=False,
-                   bloom_filter_options={c: {"ndv": ROWS_PER_FILE, "fpp": 0.0001} for c in ("key", "user_id")})
+    pq.write_table(
+        table,
+        template_path,
+        compression="NONE",
+        use_dictionary=False,
+        write_statistics=False,
+        bloom_filter_options={c: {"ndv": ROWS_PER_FILE, "fpp": 0.0001} for c in ("key", "user_id")},
+    )
     template = template_path.read_bytes()
     template_path.unlink()
     longs = lambda vs: [v.to_bytes(8, "little") for v in vs]  # noqa: E731
@@ -165,7 +212,7 @@ def tiny_files(directory: Path, count: int) -> None:
             data = data.replace(key_sentinel[i].encode(), keys[i])
         for column, values in (("key", keys), ("user_id", users)):
             at, size = filters[column]
-            data[at:at + size] = sbbf(values, size)
+            data[at : at + size] = sbbf(values, size)
         (directory / f"part-{n:07d}.parquet").write_bytes(bytes(data))
 
 
@@ -187,9 +234,14 @@ def plan_once(spark: SparkSession, path: str, predicate: str) -> dict[str, float
     df.where(predicate)._jdf.queryExecution().executedPlan().execute()  # plans, lists and prunes; runs nothing
     planned = time.perf_counter()
     p = sparkbloom.last_pruning(spark)
-    return {"listing": listed - started, "planning": planned - listed, "total": planned - started,
-            "probe_ms": p["probe_time_ms"], "files_kept": p["files_total"] - p["files_skipped"],
-            "skipped_by_index": p["files_skipped_by_index"]}
+    return {
+        "listing": listed - started,
+        "planning": planned - listed,
+        "total": planned - started,
+        "probe_ms": p["probe_time_ms"],
+        "files_kept": p["files_total"] - p["files_skipped"],
+        "skipped_by_index": p["files_skipped_by_index"],
+    }
 
 
 def scale(args: argparse.Namespace) -> None:
@@ -215,10 +267,14 @@ def scale(args: argparse.Namespace) -> None:
 
     modes = {
         "index": {"spark.sparkbloom.index.enabled": "true"},
-        "no index, driver probing": {"spark.sparkbloom.index.enabled": "false",
-                                     "spark.sparkbloom.pruning.executorProbingAbove": "0"},
-        "no index, executor probing": {"spark.sparkbloom.index.enabled": "false",
-                                       "spark.sparkbloom.pruning.executorProbingAbove": "1"},
+        "no index, driver probing": {
+            "spark.sparkbloom.index.enabled": "false",
+            "spark.sparkbloom.pruning.executorProbingAbove": "0",
+        },
+        "no index, executor probing": {
+            "spark.sparkbloom.index.enabled": "false",
+            "spark.sparkbloom.pruning.executorProbingAbove": "1",
+        },
         "vanilla (sparkbloom off)": {"spark.sparkbloom.enabled": "false"},
     }
     results: dict[str, dict[str, list[dict[str, float]]]] = {m: {"cold": [], "warm": []} for m in modes}
@@ -243,23 +299,36 @@ def scale(args: argparse.Namespace) -> None:
     keys = files * ROWS_PER_FILE
     per_key_read = files * 32  # one block row per column probed: 32 bytes per file
     summary = {
-        "files": files, "rows_per_file": ROWS_PER_FILE, "generated_seconds": generated, "build_seconds": build_seconds,
-        "index": described, "index_bytes_per_file": index_bytes / files, "index_bytes_per_distinct_key": index_bytes / keys / 2,
+        "files": files,
+        "rows_per_file": ROWS_PER_FILE,
+        "generated_seconds": generated,
+        "build_seconds": build_seconds,
+        "index": described,
+        "index_bytes_per_file": index_bytes / files,
+        "index_bytes_per_distinct_key": index_bytes / keys / 2,
         "bytes_read_per_key_and_column": per_key_read,
-        "median": {m: {p: {f: median(m, p, f) for f in ("listing", "planning", "total", "probe_ms")}
-                       for p in ("cold", "warm")} for m in modes},
+        "median": {
+            m: {p: {f: median(m, p, f) for f in ("listing", "planning", "total", "probe_ms")} for p in ("cold", "warm")}
+            for m in modes
+        },
         "runs": results,
     }
     out.write_text(json.dumps(summary, indent=2, default=str))
-    print(f"\n{files:,} files; index {index_bytes:,} bytes = {index_bytes / files:.0f} bytes per file, "
-          f"{index_bytes / keys / 2:.1f} bytes per distinct key and column; a key reads {per_key_read:,} bytes per column")
-    print("\n| planning a point lookup | cold: listing + planning (s) | cold: sparkbloom probe (s) | warm: planning (s) "
-          "| warm: sparkbloom probe (s) |")
+    print(
+        f"\n{files:,} files; index {index_bytes:,} bytes = {index_bytes / files:.0f} bytes per file, "
+        f"{index_bytes / keys / 2:.1f} bytes per distinct key and column; a key reads {per_key_read:,} bytes per column"
+    )
+    print(
+        "\n| planning a point lookup | cold: listing + planning (s) | cold: sparkbloom probe (s) | warm: planning (s) "
+        "| warm: sparkbloom probe (s) |"
+    )
     print("|---|---|---|---|---|")
     for m in modes:
-        print(f"| {m} | {median(m, 'cold', 'listing'):.2f} + {median(m, 'cold', 'planning'):.2f} "
-              f"| {median(m, 'cold', 'probe_ms') / 1000:.2f} | {median(m, 'warm', 'planning'):.3f} "
-              f"| {median(m, 'warm', 'probe_ms') / 1000:.3f} |")
+        print(
+            f"| {m} | {median(m, 'cold', 'listing'):.2f} + {median(m, 'cold', 'planning'):.2f} "
+            f"| {median(m, 'cold', 'probe_ms') / 1000:.2f} | {median(m, 'warm', 'planning'):.3f} "
+            f"| {median(m, 'warm', 'probe_ms') / 1000:.3f} |"
+        )
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Overhead of join pruning where it cannot help: a join with 1,000,000 keys (too many to
 broadcast, so a sort-merge join, for which sparkbloom plans nothing) on sparkbloom's own
 files, with sparkbloom off, on, and on with ``spark.sparkbloom.join.enabled=false``,
@@ -15,10 +17,10 @@ import json
 import statistics
 from pathlib import Path
 
+from common import block_size, fresh_run, lookup_table, lookup_table_arguments, measure_once, repeats_and_output
 from pyspark.sql import functions as F
 
 import sparkbloom
-from common import block_size, fresh_run, lookup_table, lookup_table_arguments, measure_once, repeats_and_output
 
 HERE = Path(__file__).resolve().parent
 QUERY = "SELECT count(*), sum(f.amount) FROM fact f JOIN big_side b ON f.uuid = b.uuid"
@@ -33,11 +35,13 @@ def main() -> None:
     args = parser.parse_args()
     spark, work, out = fresh_run(args, "sparkbloom-bench-join-overhead")
     rows_per_group = max(1, args.rows // args.files // args.row_groups_per_file)
-    lookup_table(spark, args.rows, args.files).write.options(**sparkbloom.write_options(["uuid", "user_id"])) \
-        .option("parquet.block.size", block_size(rows_per_group)).parquet(str(work / "fact"))
+    lookup_table(spark, args.rows, args.files).write.options(**sparkbloom.write_options(["uuid", "user_id"])).option(
+        "parquet.block.size", block_size(rows_per_group)
+    ).parquet(str(work / "fact"))
     fact = spark.read.parquet(str(work / "fact"))
-    fact.select("uuid").sample(fraction=min(1.0, 1.2 * args.big_keys / args.rows), seed=7) \
-        .orderBy(F.rand(7)).limit(args.big_keys).coalesce(4).write.parquet(str(work / "big_side"))
+    fact.select("uuid").sample(fraction=min(1.0, 1.2 * args.big_keys / args.rows), seed=7).orderBy(F.rand(7)).limit(
+        args.big_keys
+    ).coalesce(4).write.parquet(str(work / "big_side"))
     fact.createOrReplaceTempView("fact")
     spark.read.parquet(str(work / "big_side")).createOrReplaceTempView("big_side")
 
@@ -52,10 +56,16 @@ def main() -> None:
             times[mode].append(seconds)
         print(f"{mode} {seconds:.3f}", flush=True)
     medians = {mode: statistics.median(t) for mode, t in times.items()}
-    out.write_text(json.dumps({"rows": args.rows, "files": args.files, "big_keys": args.big_keys,
-                               "seconds": times, "medians": medians}, indent=2))
-    print(f"medians: {medians}; on/off {medians['on'] / medians['off']:.3f}, "
-          f"join off/off {medians['join_off'] / medians['off']:.3f}")
+    out.write_text(
+        json.dumps(
+            {"rows": args.rows, "files": args.files, "big_keys": args.big_keys, "seconds": times, "medians": medians},
+            indent=2,
+        )
+    )
+    print(
+        f"medians: {medians}; on/off {medians['on'] / medians['off']:.3f}, "
+        f"join off/off {medians['join_off'] / medians['off']:.3f}"
+    )
 
 
 if __name__ == "__main__":

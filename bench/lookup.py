@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Lookup benchmark: point queries on layouts (a) no filters, (b)-(d) parquet-java's
 filters, (e) sparkbloom; all in one run, each against vanilla Spark (a).
 
@@ -15,14 +17,24 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from pyspark.sql import DataFrame, SparkSession, functions as F
+from common import (
+    Measured,
+    Results,
+    block_size,
+    fresh_run,
+    interleaved,
+    layouts,
+    lookup_table,
+    lookup_table_arguments,
+    repeats_and_output,
+)
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 import sparkbloom
-from common import (Measured, Results, block_size, fresh_run, interleaved, layouts, lookup_table,
-                    lookup_table_arguments, repeats_and_output)
 
 HERE = Path(__file__).resolve().parent
 ABSENT_UUID = "7f3a9c2e-1b4d-4e8f-9a6b-0c5d2e7f1a3b"
@@ -41,13 +53,21 @@ def main() -> None:
 
     rows_per_file = args.rows // args.files
     shapes: dict[str, tuple[DataFrame, dict[str, str], int]] = {
-        "small": (data, {"parquet.block.size": block_size(rows_per_file // args.row_groups_per_file)},
-                  max(1, rows_per_file // args.row_groups_per_file)),
+        "small": (
+            data,
+            {"parquet.block.size": block_size(rows_per_file // args.row_groups_per_file)},
+            max(1, rows_per_file // args.row_groups_per_file),
+        ),
         # coalesce keeps the shuffled order: min/max still cannot prune
         "large": (data.coalesce(args.large_files), {}, args.rows // args.large_files),
     }
-    output: dict[str, object] = {"rows": args.rows, "files": args.files, "large_files": args.large_files,
-                                 "repeats": args.repeats, "shapes": {}}
+    output: dict[str, object] = {
+        "rows": args.rows,
+        "files": args.files,
+        "large_files": args.large_files,
+        "repeats": args.repeats,
+        "shapes": {},
+    }
     for shape in args.shapes.split(","):
         frame, shape_options, rows_per_group = shapes[shape]
         tables = {}
@@ -94,20 +114,31 @@ def queries(t: DataFrame, keys: dict[str, object]) -> dict[str, Callable[[], Dat
     }
 
 
-def run_interleaved(spark: SparkSession, tables: dict[str, DataFrame], keys: dict[str, object], repeats: int,
-                    shape: str) -> Results:
+def run_interleaved(
+    spark: SparkSession, tables: dict[str, DataFrame], keys: dict[str, object], repeats: int, shape: str
+) -> Results:
     per_table = {name: queries(t, keys) for name, t in tables.items()}
 
     def counts(name: str, _query: str, _: Measured) -> dict[str, float]:
         if name != SPARKBLOOM:
             return {}
         pruning = sparkbloom.last_pruning(spark)
-        return {"row_groups_read": pruning["row_groups_total"] - pruning["row_groups_skipped"],
-                "row_groups_total": pruning["row_groups_total"], "probe_time_ms": pruning["probe_time_ms"]}
+        return {
+            "row_groups_read": pruning["row_groups_total"] - pruning["row_groups_skipped"],
+            "row_groups_total": pruning["row_groups_total"],
+            "probe_time_ms": pruning["probe_time_ms"],
+        }
 
     print(f"[{shape}]", flush=True)
-    return interleaved(spark, list(per_table), list(next(iter(per_table.values()))), repeats, SPARKBLOOM,
-                       lambda name, query: per_table[name][query](), counts)
+    return interleaved(
+        spark,
+        list(per_table),
+        list(next(iter(per_table.values()))),
+        repeats,
+        SPARKBLOOM,
+        lambda name, query: per_table[name][query](),
+        counts,
+    )
 
 
 def print_table(shape: str, results: dict[str, dict[str, dict[str, float]]]) -> None:
@@ -121,14 +152,20 @@ def print_table(shape: str, results: dict[str, dict[str, dict[str, float]]]) -> 
         e = results[SPARKBLOOM][q]["seconds"]
         best = min(results[n][q]["seconds"] for n in names if n[0] in "bcd")
         off = results[SPARKBLOOM_OFF][q]["seconds"]
-        print(f"| {q} | " + " | ".join(cells) +
-              f" | {results['a_none'][q]['seconds'] / e:.1f}x | {best / e:.1f}x | {e / off:.3f} |")
+        print(
+            f"| {q} | "
+            + " | ".join(cells)
+            + f" | {results['a_none'][q]['seconds'] / e:.1f}x | {best / e:.1f}x | {e / off:.3f} |"
+        )
     print(f"\n[{shape}] tasks / bytes read")
     for q in query_names:
         cells = [f"{int(results[n][q]['tasks'])} / {int(results[n][q]['bytes_read']):,}" for n in names]
         rg = results[SPARKBLOOM][q]
-        print(f"| {q} | " + " | ".join(cells) +
-              f" | rg {rg.get('row_groups_read')} of {rg.get('row_groups_total')}, probe {rg.get('probe_time_ms')} ms |")
+        print(
+            f"| {q} | "
+            + " | ".join(cells)
+            + f" | rg {rg.get('row_groups_read')} of {rg.get('row_groups_total')}, probe {rg.get('probe_time_ms')} ms |"
+        )
 
 
 if __name__ == "__main__":

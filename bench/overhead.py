@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Overhead benchmark: what sparkbloom costs where filters cannot help, measured as the
 same query on the same files with sparkbloom on and off, alternating, many times.
 
@@ -15,13 +17,14 @@ import argparse
 import json
 import shutil
 import statistics
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from pyspark.sql import DataFrame, functions as F
+from common import bench_session, block_size, lookup_table, lookup_table_arguments, measure_once
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
 import sparkbloom
-from common import bench_session, lookup_table_arguments, block_size, lookup_table, measure_once
 
 HERE = Path(__file__).resolve().parent
 
@@ -38,7 +41,9 @@ def main() -> None:
     data = lookup_table(spark, args.rows, args.files)
     rows_per_group = args.rows // args.files // args.row_groups_per_file
     sized = {"parquet.block.size": block_size(rows_per_group)}
-    data.write.options(**sparkbloom.write_options(["uuid", "user_id"])).options(**sized).parquet(str(work / "with_filters"))
+    data.write.options(**sparkbloom.write_options(["uuid", "user_id"])).options(**sized).parquet(
+        str(work / "with_filters")
+    )
     data.write.options(**sized).parquet(str(work / "no_filters"))
     filtered = spark.read.parquet(str(work / "with_filters"))
     plain = spark.read.parquet(str(work / "no_filters"))
@@ -54,7 +59,7 @@ def main() -> None:
     for round_ in range(args.repeats + 1):
         for name, run in cases.items():
             # alternate which goes first, so neither always runs on a warmer machine
-            for enabled in ((True, False) if round_ % 2 == 0 else (False, True)):
+            for enabled in (True, False) if round_ % 2 == 0 else (False, True):
                 spark.conf.set("spark.sparkbloom.enabled", str(enabled).lower())
                 m = measure_once(spark, run)
                 if round_ > 0:
@@ -69,10 +74,13 @@ def main() -> None:
         on, off = statistics.median(times[(name, True)]), statistics.median(times[(name, False)])
         b_on, b_off = bytes_read[(name, True)], bytes_read[(name, False)]
         results[name] = {"seconds_on": on, "seconds_off": off, "bytes_on": b_on, "bytes_off": b_off}
-        print(f"| {name} | {on:.3f} s | {off:.3f} s | {on / off:.3f} | {b_on:,} | {b_off:,} | {b_on / max(1, b_off):.4f} |")
+        print(
+            f"| {name} | {on:.3f} s | {off:.3f} s | {on / off:.3f} | {b_on:,} | {b_off:,} | {b_on / max(1, b_off):.4f} |"
+        )
     out = HERE / "results" / "overhead.json"
-    out.write_text(json.dumps({"rows": args.rows, "files": args.files, "repeats": args.repeats, "results": results},
-                              indent=2))
+    out.write_text(
+        json.dumps({"rows": args.rows, "files": args.files, "repeats": args.repeats, "results": results}, indent=2)
+    )
     shutil.rmtree(work, ignore_errors=True)
 
 

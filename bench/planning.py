@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Planning at scale: a table of many small files, pruned on the driver cold (empty
 cache) and warm (cached footers and filters); driver heap and cache size after each.
 
@@ -14,10 +16,10 @@ import shutil
 import time
 from pathlib import Path
 
+from common import bench_session
 from pyspark.sql import functions as F
 
 import sparkbloom
-from common import bench_session
 
 HERE = Path(__file__).resolve().parent
 # inside every file's min/max range ("v0".."v19999"), so the Bloom filters must be read
@@ -36,9 +38,12 @@ def main() -> None:
     shutil.rmtree(work, ignore_errors=True)
     # 100 distinct small files written by Spark, copied to reach the file count quickly.
     seed = work / "seed"
-    (spark.range(0, 100 * args.rows_per_file, 1, 100)
-     .select(F.col("id").alias("k"), F.concat(F.lit("v"), F.col("id")).alias("s"))
-     .write.options(**sparkbloom.write_options(["k", "s"])).parquet(str(seed)))
+    (
+        spark.range(0, 100 * args.rows_per_file, 1, 100)
+        .select(F.col("id").alias("k"), F.concat(F.lit("v"), F.col("id")).alias("s"))
+        .write.options(**sparkbloom.write_options(["k", "s"]))
+        .parquet(str(seed))
+    )
     table = work / "table"
     table.mkdir(parents=True)
     sources = sorted(seed.glob("*.parquet"))
@@ -58,15 +63,22 @@ def main() -> None:
         count = spark.read.parquet(str(table)).where(F.col("s") == ABSENT).count()
         elapsed = time.perf_counter() - start
         stats = sparkbloom.last_pruning(spark)
-        results[label] = {"seconds": elapsed, "rows": count, "pruning": stats,
-                          "cache_mb": cache.sizeInBytes() / 2**20, "heap_mb": heap_mb()}
+        results[label] = {
+            "seconds": elapsed,
+            "rows": count,
+            "pruning": stats,
+            "cache_mb": cache.sizeInBytes() / 2**20,
+            "heap_mb": heap_mb(),
+        }
         print(label, json.dumps(results[label]), flush=True)
     for threads in (2, 4):
         spark.conf.set("spark.sparkbloom.pruning.parallelism", str(threads))
         start = time.perf_counter()
         spark.read.parquet(str(table)).where(F.col("s") == ABSENT).count()
-        results[f"warm_{threads}_threads"] = {"seconds": time.perf_counter() - start,
-                                              "pruning": sparkbloom.last_pruning(spark)}
+        results[f"warm_{threads}_threads"] = {
+            "seconds": time.perf_counter() - start,
+            "pruning": sparkbloom.last_pruning(spark),
+        }
         print(f"warm_{threads}_threads", json.dumps(results[f"warm_{threads}_threads"]), flush=True)
     spark.conf.unset("spark.sparkbloom.pruning.parallelism")
     spark.conf.set("spark.sparkbloom.cache.maxBytes", str(1 << 20))

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Write benchmark: the same dataset written with no filters, with parquet-java's own
 filters (default, ndv-tuned, adaptive) and with sparkbloom on uuid and user_id.
 
@@ -17,8 +19,9 @@ import statistics
 import time
 from pathlib import Path
 
-import sparkbloom
 from common import bench_session, block_size, dataset, layouts
+
+import sparkbloom
 
 HERE = Path(__file__).resolve().parent
 
@@ -42,8 +45,10 @@ def main() -> None:
     rows_per_group = rows_per_file // args.row_groups_per_file
     block = {"parquet.block.size": block_size(rows_per_group)} if args.row_groups_per_file > 1 else {}
     results = {}
-    all_layouts = {name: {**options, **block} for name, options in
-                   layouts({"uuid": rows_per_group, "user_id": min(rows_per_group, 2_000_000)}).items()}
+    all_layouts = {
+        name: {**options, **block}
+        for name, options in layouts({"uuid": rows_per_group, "user_id": min(rows_per_group, 2_000_000)}).items()
+    }
     # One untimed write of each layout first, so that none pays for the JIT's warm-up.
     for name, options in all_layouts.items():
         data.write.options(**options).parquet(str(work / f"warmup-{name}"))
@@ -65,7 +70,8 @@ def main() -> None:
             # estimated from its filter where one exists.
             optimal = sum(
                 jvm.sparkbloom.sbbf.FilterSizing.optimalNumBytes(
-                    int(c["num_values"] if column == "uuid" else round(c["estimated_ndv"])), fpp, 32, 2**31 - 32)
+                    int(c["num_values"] if column == "uuid" else round(c["estimated_ndv"])), fpp, 32, 2**31 - 32
+                )
                 for c in filtered
             )
             written = sum(c["filter_bytes"] for c in filtered)
@@ -77,19 +83,34 @@ def main() -> None:
                 "mean_fpp": statistics.mean(c["estimated_fpp"] for c in filtered) if filtered else None,
             }
         on_disk = sum(f.stat().st_size for f in (work / f"{name}-0").glob("*.parquet"))
-        results[name] = {"seconds": statistics.median(times), "target_fpp": fpp, "columns": per_column,
-                         "bytes_on_disk": on_disk}
+        results[name] = {
+            "seconds": statistics.median(times),
+            "target_fpp": fpp,
+            "columns": per_column,
+            "bytes_on_disk": on_disk,
+        }
         print(name, json.dumps(results[name]), flush=True)
     base = results["a_none"]["seconds"]
-    for name, r in results.items():
+    for r in results.values():
         r["throughput_vs_none"] = base / r["seconds"]
         r["size_vs_none"] = r["bytes_on_disk"] / results["a_none"]["bytes_on_disk"]
     out = HERE / "results" / "write.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"rows": args.rows, "files": args.files,
-                               "row_groups_per_file": args.row_groups_per_file, "results": results}, indent=2))
-    print("\n| layout | write time | throughput vs none | size vs none | uuid bytes/chunk | uuid bytes vs optimal | uuid fpp |"
-          " user_id bytes/chunk | user_id bytes vs optimal | user_id fpp |")
+    out.write_text(
+        json.dumps(
+            {
+                "rows": args.rows,
+                "files": args.files,
+                "row_groups_per_file": args.row_groups_per_file,
+                "results": results,
+            },
+            indent=2,
+        )
+    )
+    print(
+        "\n| layout | write time | throughput vs none | size vs none | uuid bytes/chunk | uuid bytes vs optimal | uuid fpp |"
+        " user_id bytes/chunk | user_id bytes vs optimal | user_id fpp |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, r in results.items():
         u, k = r["columns"]["uuid"], r["columns"]["user_id"]
@@ -97,10 +118,12 @@ def main() -> None:
         def fmt(v: object) -> str:
             return f"{v:.3g}" if isinstance(v, float) else str(v)
 
-        print(f"| {name} | {r['seconds']:.2f}s | {r['throughput_vs_none']:.2f}x | {r['size_vs_none']:.3f} |"
-              f" {fmt(u['filter_bytes_per_chunk'])} |"
-              f" {fmt(u['filter_bytes_vs_optimal'])} | {fmt(u['mean_fpp'])} | {fmt(k['filter_bytes_per_chunk'])} |"
-              f" {fmt(k['filter_bytes_vs_optimal'])} | {fmt(k['mean_fpp'])} |")
+        print(
+            f"| {name} | {r['seconds']:.2f}s | {r['throughput_vs_none']:.2f}x | {r['size_vs_none']:.3f} |"
+            f" {fmt(u['filter_bytes_per_chunk'])} |"
+            f" {fmt(u['filter_bytes_vs_optimal'])} | {fmt(u['mean_fpp'])} | {fmt(k['filter_bytes_per_chunk'])} |"
+            f" {fmt(k['filter_bytes_vs_optimal'])} | {fmt(k['mean_fpp'])} |"
+        )
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -1,6 +1,8 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Inspect a table's filters, then rewrite it with a lower fpp for long IN lists.
 
-    python examples/inspect_and_tune.py [output_dir]
+python examples/inspect_and_tune.py [output_dir]
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ def summarize(spark, path: str) -> None:  # type: ignore[no-untyped-def]
 
 def main(out_dir: str) -> None:
     spark = sparkbloom.session(
-        master="local[2]", app_name="sparkbloom-inspect",
+        master="local[2]",
+        app_name="sparkbloom-inspect",
         conf={"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"},
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -49,8 +52,12 @@ def main(out_dir: str) -> None:
     summarize(spark, tuned)
     spark.read.parquet(tuned).where(F.col("user_id").isin(wanted)).count()
     print("IN (100 absent ids) at fpp 0.0001:", sparkbloom.last_pruning(spark))
-    print(sparkbloom.might_contain(spark, tuned, "user_id", [42, 10_000_000]).groupBy("value", "might_contain")
-          .count().collect())
+    print(
+        sparkbloom.might_contain(spark, tuned, "user_id", [42, 10_000_000])
+        .groupBy("value", "might_contain")
+        .count()
+        .collect()
+    )
     spark.stop()
 
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Quickstart: write a Parquet table with Bloom filters, run point lookups, and see what
 sparkbloom skipped and how much faster that was than with sparkbloom disabled.
 
@@ -12,7 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pyspark.sql import DataFrame, SparkSession, functions as F
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 import sparkbloom
 
@@ -47,7 +50,8 @@ def timed(spark: SparkSession, query: DataFrame, enabled: bool, repeats: int = 3
 
 def main(out_dir: str) -> None:
     spark = sparkbloom.session(
-        master="local[2]", app_name="sparkbloom-quickstart",
+        master="local[2]",
+        app_name="sparkbloom-quickstart",
         conf={"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"},
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -65,8 +69,10 @@ def main(out_dir: str) -> None:
         count, with_filters = timed(spark, query, enabled=True)
         pruning = sparkbloom.last_pruning(spark)
         _, without = timed(spark, query, enabled=False)
-        print(f"{name:24} {count} row(s): {pruning['files_skipped']}/{pruning['files_total']} files skipped, "
-              f"{with_filters:.3f}s with sparkbloom vs {without:.3f}s without ({without / with_filters:.1f}x)")
+        print(
+            f"{name:24} {count} row(s): {pruning['files_skipped']}/{pruning['files_total']} files skipped, "
+            f"{with_filters:.3f}s with sparkbloom vs {without:.3f}s without ({without / with_filters:.1f}x)"
+        )
     spark.conf.unset("spark.sparkbloom.enabled")
     spark.stop()
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Renders bench/results/lookup.json (written by bench/lookup.py) to a PNG chart.
 
     python examples/render_bench_chart.py [output_dir]

@@ -1,6 +1,8 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Catalog tables with filters declared in TBLPROPERTIES, filled by INSERT, queried in SQL.
 
-    python examples/sql_tables.py [warehouse_dir]
+python examples/sql_tables.py [warehouse_dir]
 """
 
 from __future__ import annotations
@@ -13,9 +15,13 @@ import sparkbloom
 
 def main(warehouse: str) -> None:
     spark = sparkbloom.session(
-        master="local[2]", app_name="sparkbloom-sql",
-        conf={"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
-              "spark.sql.warehouse.dir": warehouse},
+        master="local[2]",
+        app_name="sparkbloom-sql",
+        conf={
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.warehouse.dir": warehouse,
+        },
     )
     spark.sparkContext.setLogLevel("ERROR")
     print(f"sparkbloom {sparkbloom.version()}")
@@ -38,7 +44,8 @@ def main(warehouse: str) -> None:
     missing = spark.sql("SELECT count(*) AS n FROM orders WHERE order_id = 'no-such-order'").first()["n"]
     print(f"absent order: {missing} rows; pruning {sparkbloom.last_pruning(spark)}")
     in_day = spark.sql(
-        "SELECT count(*) AS n FROM orders WHERE day = DATE'2026-11-02' AND customer_id IN (1, 2, 3)").first()["n"]
+        "SELECT count(*) AS n FROM orders WHERE day = DATE'2026-11-02' AND customer_id IN (1, 2, 3)"
+    ).first()["n"]
     print(f"customers 1-3 on 2026-11-02: {in_day} rows; pruning {sparkbloom.last_pruning(spark)}")
     spark.stop()
 

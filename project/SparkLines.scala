@@ -1,9 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 import sbt._
 
 /** A Spark line sparkbloom builds a jar for, as dev/spark-lines lists it. */
 case class SparkLine(line: String, spark: String, scala: String) {
   val id: String = "spark" + line.replace(".", "")
   val binaryScala: String = scala.split('.').take(2).mkString(".")
+
   /** Overrides where the line's Spark jars are, e.g. SPARKBLOOM_SPARK_JARS_3_5. */
   val envJars: String = "SPARKBLOOM_SPARK_JARS_" + line.replace('.', '_')
 

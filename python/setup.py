@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Builds the package with one sparkbloom jar per supported Spark line inside it.
 
 ``pip install ./python`` from a source checkout builds missing jars with the repository's

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Runs ClickHouse queries (JSON list on stdin) in whatever chdb is first on the path, and
 prints one JSON line: the ClickHouse version and, per query, its count or its error.
 The interop tests run it with an older chdb in a child process."""

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Runs in its own process (one SparkContext per process): sparkbloom on a
 local-cluster[2,1,1024] session, executors in separate JVMs, the jar shipped through
 spark.jars. Prints one JSON line of findings for tests/test_local_cluster.py."""
@@ -20,8 +22,12 @@ def main(root: str) -> None:
     spark = sparkbloom.session(
         master="local-cluster[2,1,1024]",
         app_name="sparkbloom-local-cluster",
-        conf={"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
-              "spark.task.maxFailures": "8", "spark.executor.memory": "768m"},
+        conf={
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.task.maxFailures": "8",
+            "spark.executor.memory": "768m",
+        },
     )
     spark.sparkContext.setLogLevel("ERROR")
     sc = spark.sparkContext
@@ -31,8 +37,9 @@ def main(root: str) -> None:
         keys = spark.range(0, ROWS, 1, 8).select(F.col("id").alias("k"), F.concat(F.lit("v"), F.col("id")).alias("s"))
         if slow:  # a few sleeps per task, so an executor can be killed while the write runs
             # reflect is nondeterministic, so the optimizer keeps the sleeps
-            pause = F.when(F.col("k") % 20000 == 0,
-                           F.expr("reflect('java.lang.Thread', 'sleep', cast(1500 as bigint))"))
+            pause = F.when(
+                F.col("k") % 20000 == 0, F.expr("reflect('java.lang.Thread', 'sleep', cast(1500 as bigint))")
+            )
             keys = keys.where(F.coalesce(pause, F.lit("go")) != F.lit("never"))
         return keys
 
@@ -48,8 +55,7 @@ def main(root: str) -> None:
 
     # 2. keys from a join's broadcast (built on an executor, shipped to the driver) prune
     dim_path = f"{root}/dim"
-    spark.range(0, 20, 1, 1).select((F.col("id") * 7).alias("k"), F.lit("a").alias("segment")) \
-        .write.parquet(dim_path)
+    spark.range(0, 20, 1, 1).select((F.col("id") * 7).alias("k"), F.lit("a").alias("segment")).write.parquet(dim_path)
     dim = spark.read.parquet(dim_path).where(F.col("segment") == "a")
     joined = spark.read.parquet(path).join(F.broadcast(dim), "k")
     findings["join_rows"] = joined.count()

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """One real local SparkSession with sparkbloom, shared by every test (startup is slow)."""
 
 from __future__ import annotations

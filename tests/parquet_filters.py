@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Bloom filter sizes read straight from Parquet files, independently of sparkbloom: the
 footer (through pyarrow) says where each filter is, its Thrift compact header says how many
 bitset bytes follow."""
@@ -23,8 +25,11 @@ def filter_length_ok(length: int | None, bitset: int) -> bool:
 
 def parquet_files(path: Path | str) -> list[str]:
     """The data files under `path`, partition directories included, hidden files excluded."""
-    found = sorted(f for f in glob.glob(os.path.join(str(path), "**", "*.parquet"), recursive=True)
-                   if not os.path.basename(f).startswith("."))
+    found = sorted(
+        f
+        for f in glob.glob(os.path.join(str(path), "**", "*.parquet"), recursive=True)
+        if not os.path.basename(f).startswith(".")
+    )
     assert found, f"no Parquet files under {path}"
     return found
 

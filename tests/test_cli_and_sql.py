@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """The sparkbloom CLI and the SQL table functions, on real files."""
 
 from __future__ import annotations
@@ -8,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from pyspark.sql import SparkSession, functions as F
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 import sparkbloom
 
@@ -19,7 +22,9 @@ CLI = [str(Path(sys.executable).parent / "sparkbloom")]
 def table(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> str:
     path = str(tmp_path_factory.mktemp("cli") / "t")
     spark.range(0, 3000, 1, 3).select(
-        F.col("id").alias("k"), F.lit("x").alias("flat"), F.col("id").cast("string").alias("text"),
+        F.col("id").alias("k"),
+        F.lit("x").alias("flat"),
+        F.col("id").cast("string").alias("text"),
         F.expr("date_add(DATE'2024-01-01', CAST(id AS INT))").alias("day"),
     ).write.options(**sparkbloom.write_options(["k", "text", "day"])).parquet(path)
     return path

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """ClickHouse (chdb, in process) reads what sparkbloom writes, with its Parquet Bloom filter
 push-down on, and answers `=` and `IN` lookups exactly: through every write path
 (path, partitioned, catalog tables, small and large row groups), over every type that can
@@ -23,10 +25,10 @@ import pyarrow
 import pyarrow.parquet as pq
 import pytest
 from chdb import session as chdb_session
+from parquet_filters import filter_length_ok, filter_sizes, is_power_of_two, parquet_files
 from pyspark.sql import DataFrame, SparkSession
 
 import sparkbloom
-from parquet_filters import filter_length_ok, filter_sizes, is_power_of_two, parquet_files
 
 SMALL_ROWS = 6_000
 #: More distinct values per row group than the writer buffers (128 Ki hashes): the filter
@@ -56,10 +58,21 @@ FILTERED = [name for name, _ in COLUMNS if name != "s"] + ["s.k"]
 
 #: Spark's type for each filtered path, to cast the text of a lookup value.
 SPARK_TYPES = {
-    "c_byte": "TINYINT", "c_short": "SMALLINT", "c_int": "INT", "c_long": "BIGINT", "c_float": "FLOAT",
-    "c_double": "DOUBLE", "c_dec9": "DECIMAL(9,2)", "c_dec18": "DECIMAL(18,4)", "c_dec38": "DECIMAL(38,10)",
-    "c_string": "STRING", "c_binary": "BINARY", "c_date": "DATE", "c_ts": "TIMESTAMP",
-    "c_ts_ntz": "TIMESTAMP_NTZ", "s.k": "STRING",
+    "c_byte": "TINYINT",
+    "c_short": "SMALLINT",
+    "c_int": "INT",
+    "c_long": "BIGINT",
+    "c_float": "FLOAT",
+    "c_double": "DOUBLE",
+    "c_dec9": "DECIMAL(9,2)",
+    "c_dec18": "DECIMAL(18,4)",
+    "c_dec38": "DECIMAL(38,10)",
+    "c_string": "STRING",
+    "c_binary": "BINARY",
+    "c_date": "DATE",
+    "c_ts": "TIMESTAMP",
+    "c_ts_ntz": "TIMESTAMP_NTZ",
+    "s.k": "STRING",
 }
 
 #: Values no row holds, as text (within each type's range; most lie between present values,
@@ -85,11 +98,18 @@ ABSENT: dict[str, list[str]] = {
 #: ClickHouse settings: Bloom filter push-down on. "bloom only" also turns off what could
 #: rule row groups out before the filter is asked (min/max statistics, dictionaries, page
 #: indexes), so the filter alone decides and a wrong filter would show as a wrong count.
-CH_DEFAULT = {"input_format_parquet_bloom_filter_push_down": 1, "input_format_parquet_filter_push_down": 1,
-              "session_timezone": "'UTC'"}
-CH_BLOOM_ONLY = {"input_format_parquet_bloom_filter_push_down": 1, "input_format_parquet_filter_push_down": 0,
-                 "input_format_parquet_dictionary_filter_push_down": 0,
-                 "input_format_parquet_page_filter_push_down": 0, "session_timezone": "'UTC'"}
+CH_DEFAULT = {
+    "input_format_parquet_bloom_filter_push_down": 1,
+    "input_format_parquet_filter_push_down": 1,
+    "session_timezone": "'UTC'",
+}
+CH_BLOOM_ONLY = {
+    "input_format_parquet_bloom_filter_push_down": 1,
+    "input_format_parquet_filter_push_down": 0,
+    "input_format_parquet_dictionary_filter_push_down": 0,
+    "input_format_parquet_page_filter_push_down": 0,
+    "session_timezone": "'UTC'",
+}
 CH_NO_BLOOM = {**CH_BLOOM_ONLY, "input_format_parquet_bloom_filter_push_down": 0}
 
 
@@ -126,7 +146,8 @@ def lookups_for(spark: SparkSession, path: Path, rows: int) -> list[tuple[str, l
     the narrow types) one by one, absent ones one by one, and an IN mixing both."""
     ids = [0, rows // 2 + 1, rows - 1]
     present = (
-        spark.read.parquet(str(path)).where(f"id IN ({', '.join(map(str, ids))})")
+        spark.read.parquet(str(path))
+        .where(f"id IN ({', '.join(map(str, ids))})")
         .selectExpr(*[f"CAST({'s.k' if c == 's.k' else c} AS STRING) AS `{c}`" for c in FILTERED])
         .collect()
     )
@@ -142,6 +163,7 @@ def lookups_for(spark: SparkSession, path: Path, rows: int) -> list[tuple[str, l
 
 def spark_truth(spark: SparkSession, path: Path, lookups: list[tuple[str, list[str]]]) -> list[int]:
     """Every lookup's count, in one aggregate over the files, with sparkbloom off."""
+
     def cast(column: str, text: str) -> str:
         return f"CAST('{text}' AS {SPARK_TYPES[column]})"
 
@@ -266,7 +288,7 @@ def _types(clickhouse: chdb_session.Session, source: str) -> dict[str, str]:
     described = _query(clickhouse, f"DESCRIBE TABLE {source} FORMAT JSONEachRow", CH_DEFAULT)
     types = {row["name"]: row["type"] for row in map(json.loads, described.splitlines())}
     inner = " ".join(types["s"].split())  # Tuple(k Nullable(String)), possibly on several lines
-    types["s.k"] = inner[inner.index("k ") + 2:-1]
+    types["s.k"] = inner[inner.index("k ") + 2 : -1]
     return types
 
 
@@ -296,7 +318,9 @@ def test_clickhouse_answers_every_lookup_exactly_with_bloom_filter_push_down(
     wrong = []
     for settings in (CH_DEFAULT, CH_BLOOM_ONLY):
         for (column, values), truth in zip(layout.lookups, layout.truth):
-            got = int(_query(clickhouse, f"SELECT count() FROM {source} WHERE {_where(column, values, types)}", settings))
+            got = int(
+                _query(clickhouse, f"SELECT count() FROM {source} WHERE {_where(column, values, types)}", settings)
+            )
             if got != truth:
                 wrong.append((column, values, truth, got, settings is CH_BLOOM_ONLY))
     assert not wrong, f"ClickHouse {clickhouse_version()} on {name}: (column, values, truth, got, bloom only) {wrong}"
@@ -318,8 +342,10 @@ def test_clickhouse_skips_row_groups_by_our_filters(
         for label, settings in (("on", CH_BLOOM_ONLY), ("off", CH_NO_BLOOM)):
             before = _pages_read(clickhouse)
             for value in ABSENT[column]:
-                assert _query(clickhouse, f"SELECT count() FROM {source} WHERE {_where(column, [value], types)}",
-                              settings) == "0"
+                assert (
+                    _query(clickhouse, f"SELECT count() FROM {source} WHERE {_where(column, [value], types)}", settings)
+                    == "0"
+                )
             pages[label] = _pages_read(clickhouse) - before
         assert pages["off"] > 0, f"{column}: reading without filters read no page"
         if pages["on"] < pages["off"] / 2:
@@ -334,16 +360,25 @@ def test_clickhouse_skips_row_groups_by_our_filters(
 ARROW_CLICKHOUSE = Path(__file__).resolve().parent.parent / ".cache" / "chdb-arrow"
 ARROW_CLICKHOUSE_QUERIES = Path(__file__).resolve().parent / "clickhouse_queries.py"
 #: Settings that ClickHouse 25.8 knows: only the Bloom filter decides.
-CH25_BLOOM_ONLY = {"input_format_parquet_bloom_filter_push_down": 1, "input_format_parquet_filter_push_down": 0,
-                   "session_timezone": "'UTC'"}
+CH25_BLOOM_ONLY = {
+    "input_format_parquet_bloom_filter_push_down": 1,
+    "input_format_parquet_filter_push_down": 0,
+    "session_timezone": "'UTC'",
+}
 
 
 def _arrow_clickhouse(queries: list[str]) -> tuple[str, list[dict[str, object]]]:
     """Runs queries in ClickHouse 25.8 in a child process (two chdb versions cannot share one)."""
     assert (ARROW_CLICKHOUSE / "chdb").is_dir(), "dev/test installs chdb 3.7.2 into .cache/chdb-arrow"
     env = {**os.environ, "PYTHONPATH": str(ARROW_CLICKHOUSE)}
-    done = subprocess.run([sys.executable, str(ARROW_CLICKHOUSE_QUERIES)], input=json.dumps(queries), env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(ARROW_CLICKHOUSE_QUERIES)],
+        input=json.dumps(queries),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     answer = json.loads(done.stdout.strip().splitlines()[-1])
     return answer["version"], answer["results"]
@@ -388,10 +423,14 @@ def test_pyarrow_reads_the_files_and_filters_rows(layouts: dict[str, Layout], na
     layout = layouts[name]
     files = parquet_files(layout.path)
     assert sum(pq.ParquetFile(f).metadata.num_rows for f in files) == layout.rows
-    long_lookups = [(values, truth) for (column, values), truth in zip(layout.lookups, layout.truth)
-                    if column == "c_long" and len(values) == 1]
+    long_lookups = [
+        (values, truth)
+        for (column, values), truth in zip(layout.lookups, layout.truth)
+        if column == "c_long" and len(values) == 1
+    ]
     assert long_lookups
     for values, truth in long_lookups:
-        got = sum(pq.read_table(f, columns=["c_long"], filters=[("c_long", "=", int(values[0]))]).num_rows
-                  for f in files)
+        got = sum(
+            pq.read_table(f, columns=["c_long"], filters=[("c_long", "=", int(values[0]))]).num_rows for f in files
+        )
         assert got == truth, (values, truth, got)

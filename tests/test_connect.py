@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """sparkbloom over Spark Connect: a real Connect server (the one pyspark ships) with the jar
 and the extension, and a Connect client session in this process. Every helper, the write
 options and the error translation work there as on a classic session."""
@@ -46,17 +48,28 @@ def connect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     port = _free_port()
     log = tmp_path_factory.mktemp("connect") / "server.log"
     command = [
-        str(PYSPARK_HOME / "bin" / "spark-submit"), "--class", SERVER_CLASS, "--master", "local[2]",
-        "--driver-memory", "1g",
-        "--conf", f"spark.connect.grpc.binding.port={port}",
-        "--conf", f"spark.jars={sparkbloom.jar_path()}",
-        "--conf", f"spark.sql.extensions={sparkbloom.EXTENSION_CLASS}",
-        "--conf", "spark.ui.enabled=false",
-        "--conf", "spark.sql.shuffle.partitions=4",
+        str(PYSPARK_HOME / "bin" / "spark-submit"),
+        "--class",
+        SERVER_CLASS,
+        "--master",
+        "local[2]",
+        "--driver-memory",
+        "1g",
+        "--conf",
+        f"spark.connect.grpc.binding.port={port}",
+        "--conf",
+        f"spark.jars={sparkbloom.jar_path()}",
+        "--conf",
+        f"spark.sql.extensions={sparkbloom.EXTENSION_CLASS}",
+        "--conf",
+        "spark.ui.enabled=false",
+        "--conf",
+        "spark.sql.shuffle.partitions=4",
     ]
     with open(log, "w") as out:
-        server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
-                                  env={**os.environ, "SPARK_HOME": str(PYSPARK_HOME)})
+        server = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "SPARK_HOME": str(PYSPARK_HOME)}
+        )
     try:
         deadline = time.monotonic() + 180
         while not _listening(port):
@@ -96,7 +109,7 @@ def test_pruning_and_last_pruning(connect: Any, table: str) -> None:
     assert stats["files_total"] == 3 and stats["files_skipped"] == 2
     rows = connect.sql("SELECT * FROM sparkbloom_last_pruning()").collect()
     assert rows[0]["files_skipped"] == 2
-    query = "SELECT text FROM parquet.`{}` WHERE text IN ('x', '77', '2999') ORDER BY text".format(table)
+    query = f"SELECT text FROM parquet.`{table}` WHERE text IN ('x', '77', '2999') ORDER BY text"
     pruned = [r["text"] for r in connect.sql(query).collect()]
     assert sparkbloom.last_pruning(connect)["files_skipped"] == 1
     # the oracle: sparkbloom and Parquet's own pushdown off

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """No false negatives on files other writers made: a randomized differential test.
 
 The same randomized rows (every type DuckDB, pyarrow and parquet-java share with Spark:
@@ -55,10 +57,24 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from pyspark.sql import DataFrame, SparkSession, functions as F
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 from pyspark.sql.types import (
-    BinaryType, ByteType, DataType, DateType, DecimalType, DoubleType, FloatType, IntegerType, LongType, ShortType,
-    StringType, StructField, StructType, TimestampNTZType, TimestampType,
+    BinaryType,
+    ByteType,
+    DataType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    ShortType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
 )
 
 SEED = int(os.environ.get("SPARKBLOOM_TEST_SEED", "20261122"))
@@ -67,7 +83,7 @@ BATCH = 50  # cases per Spark job
 MAX_PARTITION_BYTES = 128 * 1024
 OPEN_COST_BYTES = 8 * 1024
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -110,6 +126,7 @@ def float_literal(sql_type: str) -> Callable[[Any], str]:
         else:
             text = repr(v)
         return f"CAST('{text}' AS {sql_type})"
+
     return render
 
 
@@ -150,23 +167,48 @@ def columns(rnd: random.Random) -> list[Col]:
     def ints(lo: int, hi: int, extra: int) -> list[int]:
         return sorted({lo, hi, 0, 1, -1 if lo < 0 else 2} | {rnd.randint(lo, hi) for _ in range(extra)})
 
-    floats = [float("nan"), -0.0, 0.0, 1.5, -2.25, f32(3.4028234e38), float("-inf"), float("inf"), f32(3.4e-40),
-              f32(0.1)] + [f32(rnd.uniform(-1e6, 1e6)) for _ in range(10)]
+    floats = [
+        float("nan"),
+        -0.0,
+        0.0,
+        1.5,
+        -2.25,
+        f32(3.4028234e38),
+        float("-inf"),
+        float("inf"),
+        f32(3.4e-40),
+        f32(0.1),
+    ] + [f32(rnd.uniform(-1e6, 1e6)) for _ in range(10)]
     doubles = [float("nan"), -0.0, 0.0, 0.1, -1e300, float("inf"), 5e-324, 1 / 3] + [
-        rnd.uniform(-1e12, 1e12) for _ in range(12)]
+        rnd.uniform(-1e12, 1e12) for _ in range(12)
+    ]
     strings = ["", " ", "a", "A", "Zürich", "東京", "\x00x", "trailing ", "emoji 😀", "it's", "back\\slash"] + [
-        f"{rnd.getrandbits(64):016x}" for _ in range(25)]
+        f"{rnd.getrandbits(64):016x}" for _ in range(25)
+    ]
     binaries = [b"", b"\x00", b"\x01\x02\x03", b"\x07" * 40, b"\xff\xfe"] + [
-        rnd.getrandbits(8 * 6).to_bytes(6, "little") for _ in range(10)]
-    dates = [dt.date(1, 1, 1), dt.date(1582, 10, 15), dt.date(1899, 12, 31), dt.date(1970, 1, 1),
-             dt.date(2024, 2, 29), dt.date(9999, 12, 31)] + [
-        dt.date(1900, 1, 1) + dt.timedelta(days=rnd.randint(0, 60000)) for _ in range(10)]
+        rnd.getrandbits(8 * 6).to_bytes(6, "little") for _ in range(10)
+    ]
+    dates = [
+        dt.date(1, 1, 1),
+        dt.date(1582, 10, 15),
+        dt.date(1899, 12, 31),
+        dt.date(1970, 1, 1),
+        dt.date(2024, 2, 29),
+        dt.date(9999, 12, 31),
+    ] + [dt.date(1900, 1, 1) + dt.timedelta(days=rnd.randint(0, 60000)) for _ in range(10)]
 
     def ts_pool(tz: dt.tzinfo | None, unit_us: int) -> list[dt.datetime]:
-        base = [dt.datetime(1900, 1, 1), dt.datetime(1969, 12, 31, 23, 59, 59, 999999 // unit_us * unit_us),
-                dt.datetime(1970, 1, 1), dt.datetime(2024, 3, 10, 2, 30), dt.datetime(2262, 4, 11, 23, 47, 16)]
-        rand = [dt.datetime(1950, 1, 1) + dt.timedelta(microseconds=rnd.randint(0, 3 * 10**15) // unit_us * unit_us)
-                for _ in range(15)]
+        base = [
+            dt.datetime(1900, 1, 1),
+            dt.datetime(1969, 12, 31, 23, 59, 59, 999999 // unit_us * unit_us),
+            dt.datetime(1970, 1, 1),
+            dt.datetime(2024, 3, 10, 2, 30),
+            dt.datetime(2262, 4, 11, 23, 47, 16),
+        ]
+        rand = [
+            dt.datetime(1950, 1, 1) + dt.timedelta(microseconds=rnd.randint(0, 3 * 10**15) // unit_us * unit_us)
+            for _ in range(15)
+        ]
         return [t.replace(tzinfo=tz) for t in base + rand]
 
     def ts_absent(tz: dt.tzinfo | None, unit_us: int) -> Callable[[random.Random], dt.datetime]:
@@ -175,6 +217,7 @@ def columns(rnd: random.Random) -> list[Col]:
             step = unit_us if r.random() < 0.5 else 1
             t = dt.datetime(1950, 1, 1) + dt.timedelta(microseconds=r.randint(0, 3 * 10**15) // step * step)
             return t.replace(tzinfo=tz)
+
         return gen
 
     def instant_literal(v: dt.datetime) -> str:
@@ -188,44 +231,157 @@ def columns(rnd: random.Random) -> list[Col]:
     return [
         Col("c_i8", ByteType(), pa.int8(), "TINYINT", ints(-128, 127, 8), lambda r: r.randint(-128, 127)),
         Col("c_i16", ShortType(), pa.int16(), "SMALLINT", ints(-32768, 32767, 10), lambda r: r.randint(-32768, 32767)),
-        Col("c_i32", IntegerType(), pa.int32(), "INT", ints(-(2**31), 2**31 - 1, 30),
-            lambda r: r.randint(-(2**31), 2**31 - 1)),
-        Col("c_i64", LongType(), pa.int64(), "BIGINT", ints(-(2**63), 2**63 - 1, 40),
-            lambda r: r.randint(-(2**63), 2**63 - 1)),
+        Col(
+            "c_i32",
+            IntegerType(),
+            pa.int32(),
+            "INT",
+            ints(-(2**31), 2**31 - 1, 30),
+            lambda r: r.randint(-(2**31), 2**31 - 1),
+        ),
+        Col(
+            "c_i64",
+            LongType(),
+            pa.int64(),
+            "BIGINT",
+            ints(-(2**63), 2**63 - 1, 40),
+            lambda r: r.randint(-(2**63), 2**63 - 1),
+        ),
         Col("c_u8", ShortType(), pa.uint8(), "SMALLINT", ints(0, 255, 6), lambda r: r.randint(0, 255), not_spark),
         Col("c_u16", IntegerType(), pa.uint16(), "INT", ints(0, 65535, 8), lambda r: r.randint(0, 65535), not_spark),
-        Col("c_u32", LongType(), pa.uint32(), "BIGINT", ints(0, 2**32 - 1, 20) + [2**31, 2**31 + 5],
-            lambda r: r.randint(0, 2**32 - 1), not_spark),
-        Col("c_u64", DecimalType(20, 0), pa.uint64(), "DECIMAL(20,0)",
+        Col(
+            "c_u32",
+            LongType(),
+            pa.uint32(),
+            "BIGINT",
+            ints(0, 2**32 - 1, 20) + [2**31, 2**31 + 5],
+            lambda r: r.randint(0, 2**32 - 1),
+            not_spark,
+        ),
+        Col(
+            "c_u64",
+            DecimalType(20, 0),
+            pa.uint64(),
+            "DECIMAL(20,0)",
             [decimal.Decimal(v) for v in ints(0, 2**64 - 1, 20) + [2**63, 2**63 + 1]],
-            lambda r: decimal.Decimal(r.randint(0, 2**64 - 1)), not_spark),
-        Col("c_f32", FloatType(), pa.float32(), "FLOAT", floats, lambda r: f32(r.uniform(-1e6, 1e6)),
-            literal=float_literal("FLOAT")),
-        Col("c_f64", DoubleType(), pa.float64(), "DOUBLE", doubles, lambda r: r.uniform(-1e12, 1e12),
-            literal=float_literal("DOUBLE")),
-        Col("c_dec5", DecimalType(5, 2), pa.decimal128(5, 2), "DECIMAL(5,2)", decimal_pool(rnd, 5, 2, 10),
-            decimal_absent(5, 2)),
-        Col("c_dec18", DecimalType(18, 4), pa.decimal128(18, 4), "DECIMAL(18,4)", decimal_pool(rnd, 18, 4, 15),
-            decimal_absent(18, 4)),
-        Col("c_dec25", DecimalType(25, 5), pa.decimal128(25, 5), "DECIMAL(25,5)", decimal_pool(rnd, 25, 5, 15),
-            decimal_absent(25, 5)),
-        Col("c_dec38", DecimalType(38, 10), pa.decimal128(38, 10), "DECIMAL(38,10)", decimal_pool(rnd, 38, 10, 15),
-            decimal_absent(38, 10)),
-        Col("c_str", StringType(), pa.string(), "STRING", strings, lambda r: f"absent-{r.getrandbits(40):x}",
-            literal=string_literal),
-        Col("c_bin", BinaryType(), pa.binary(), "BINARY", binaries,
-            lambda r: r.getrandbits(40).to_bytes(5, "little"), literal=lambda v: f"X'{v.hex()}'"),
-        Col("c_date", DateType(), pa.date32(), "DATE", dates,
+            lambda r: decimal.Decimal(r.randint(0, 2**64 - 1)),
+            not_spark,
+        ),
+        Col(
+            "c_f32",
+            FloatType(),
+            pa.float32(),
+            "FLOAT",
+            floats,
+            lambda r: f32(r.uniform(-1e6, 1e6)),
+            literal=float_literal("FLOAT"),
+        ),
+        Col(
+            "c_f64",
+            DoubleType(),
+            pa.float64(),
+            "DOUBLE",
+            doubles,
+            lambda r: r.uniform(-1e12, 1e12),
+            literal=float_literal("DOUBLE"),
+        ),
+        Col(
+            "c_dec5",
+            DecimalType(5, 2),
+            pa.decimal128(5, 2),
+            "DECIMAL(5,2)",
+            decimal_pool(rnd, 5, 2, 10),
+            decimal_absent(5, 2),
+        ),
+        Col(
+            "c_dec18",
+            DecimalType(18, 4),
+            pa.decimal128(18, 4),
+            "DECIMAL(18,4)",
+            decimal_pool(rnd, 18, 4, 15),
+            decimal_absent(18, 4),
+        ),
+        Col(
+            "c_dec25",
+            DecimalType(25, 5),
+            pa.decimal128(25, 5),
+            "DECIMAL(25,5)",
+            decimal_pool(rnd, 25, 5, 15),
+            decimal_absent(25, 5),
+        ),
+        Col(
+            "c_dec38",
+            DecimalType(38, 10),
+            pa.decimal128(38, 10),
+            "DECIMAL(38,10)",
+            decimal_pool(rnd, 38, 10, 15),
+            decimal_absent(38, 10),
+        ),
+        Col(
+            "c_str",
+            StringType(),
+            pa.string(),
+            "STRING",
+            strings,
+            lambda r: f"absent-{r.getrandbits(40):x}",
+            literal=string_literal,
+        ),
+        Col(
+            "c_bin",
+            BinaryType(),
+            pa.binary(),
+            "BINARY",
+            binaries,
+            lambda r: r.getrandbits(40).to_bytes(5, "little"),
+            literal=lambda v: f"X'{v.hex()}'",
+        ),
+        Col(
+            "c_date",
+            DateType(),
+            pa.date32(),
+            "DATE",
+            dates,
             lambda r: dt.date(1900, 1, 1) + dt.timedelta(days=r.randint(0, 60000)),
-            literal=lambda v: f"DATE '{v.isoformat()}'"),
-        Col("c_ts", TimestampType(), pa.timestamp("us", tz="UTC"), "TIMESTAMP", ts_pool(UTC, 1), ts_absent(UTC, 1),
-            literal=instant_literal),
-        Col("c_ntz", TimestampNTZType(), pa.timestamp("us"), "TIMESTAMP_NTZ", ts_pool(None, 1), ts_absent(None, 1),
-            literal=ntz_literal),
-        Col("c_ts_ms", TimestampType(), pa.timestamp("ms", tz="UTC"), "TIMESTAMP", ts_pool(UTC, 1000),
-            ts_absent(UTC, 1000), not_spark, literal=instant_literal),
-        Col("c_ntz_ms", TimestampNTZType(), pa.timestamp("ms"), "TIMESTAMP_NTZ", ts_pool(None, 1000),
-            ts_absent(None, 1000), not_spark, literal=ntz_literal),
+            literal=lambda v: f"DATE '{v.isoformat()}'",
+        ),
+        Col(
+            "c_ts",
+            TimestampType(),
+            pa.timestamp("us", tz="UTC"),
+            "TIMESTAMP",
+            ts_pool(UTC, 1),
+            ts_absent(UTC, 1),
+            literal=instant_literal,
+        ),
+        Col(
+            "c_ntz",
+            TimestampNTZType(),
+            pa.timestamp("us"),
+            "TIMESTAMP_NTZ",
+            ts_pool(None, 1),
+            ts_absent(None, 1),
+            literal=ntz_literal,
+        ),
+        Col(
+            "c_ts_ms",
+            TimestampType(),
+            pa.timestamp("ms", tz="UTC"),
+            "TIMESTAMP",
+            ts_pool(UTC, 1000),
+            ts_absent(UTC, 1000),
+            not_spark,
+            literal=instant_literal,
+        ),
+        Col(
+            "c_ntz_ms",
+            TimestampNTZType(),
+            pa.timestamp("ms"),
+            "TIMESTAMP_NTZ",
+            ts_pool(None, 1000),
+            ts_absent(None, 1000),
+            not_spark,
+            literal=ntz_literal,
+        ),
         # TIMESTAMP(NANOS): Spark reads it as bigint nanoseconds (spark.sql.legacy.parquet.nanosAsLong)
         Col("c_ns", LongType(), pa.timestamp("ns"), "BIGINT", nanos, lambda r: r.randint(-(2**62), 2**62), not_spark),
     ]
@@ -265,7 +421,7 @@ def arrow_table(cols: list[Col], rows: list[tuple[Any, ...]]) -> pa.Table:
     names = [n for n, _, _ in key_columns()] + [c.name for c in cols]
     types = [t for _, _, t in key_columns()] + [c.arrow for c in cols]
     arrays = []
-    for j, (name, t) in enumerate(zip(names, types)):
+    for j, t in enumerate(types):
         values = [r[j] for r in rows]
         if pa.types.is_timestamp(t) and t.unit == "ns":  # nanoseconds since the epoch
             arrays.append(pa.array(values, pa.int64()).cast(t))
@@ -281,8 +437,10 @@ def write_duckdb(table: pa.Table, path: Path, slices: list[tuple[int, int, int]]
         con.register("part", table.slice(start, length))
         # the first file with a dictionary (so a filter) on the unique keys too, the others as DuckDB's defaults
         extra = ", DICTIONARY_SIZE_LIMIT 200000" if i == 0 else ""
-        con.execute(f"COPY (SELECT * FROM part) TO '{path}/part-{i}.parquet' "
-                    f"(FORMAT parquet, ROW_GROUP_SIZE {row_group}{extra})")
+        con.execute(
+            f"COPY (SELECT * FROM part) TO '{path}/part-{i}.parquet' "
+            f"(FORMAT parquet, ROW_GROUP_SIZE {row_group}{extra})"
+        )
         con.unregister("part")
     con.close()
 
@@ -291,10 +449,15 @@ def write_pyarrow(table: pa.Table, path: Path, slices: list[tuple[int, int, int]
     path.mkdir(parents=True)
     filtered = {name: {"ndv": 2000, "fpp": 0.01} for name in table.column_names}
     for i, (start, length, row_group) in enumerate(slices):
-        pq.write_table(table.slice(start, length), f"{path}/part-{i}.parquet", row_group_size=row_group,
-                       bloom_filter_options=filtered,
-                       # one file with integer decimals and no dictionaries, the others as pyarrow's defaults
-                       store_decimal_as_integer=(i == 1), use_dictionary=(i != 1))
+        pq.write_table(
+            table.slice(start, length),
+            f"{path}/part-{i}.parquet",
+            row_group_size=row_group,
+            bloom_filter_options=filtered,
+            # one file with integer decimals and no dictionaries, the others as pyarrow's defaults
+            store_decimal_as_integer=(i == 1),
+            use_dictionary=(i != 1),
+        )
 
 
 def write_parquet_java(spark: SparkSession, oracle: DataFrame, names: list[str], path: Path) -> None:
@@ -361,8 +524,9 @@ def tables(session: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> d
         n = sum(length for _, length, _ in layouts[writer])
         rows = make_rows(rnd, cols, n, next_id)
         next_id += n
-        schema = StructType([StructField(name, t) for name, t, _ in key_columns()] +
-                            [StructField(c.name, c.spark) for c in cols])
+        schema = StructType(
+            [StructField(name, t) for name, t, _ in key_columns()] + [StructField(c.name, c.spark) for c in cols]
+        )
         oracle = spark.createDataFrame(rows, schema).cache()
         assert oracle.count() == n
         table = Table(writer, root / writer, cols, rows, schema, oracle)
@@ -414,8 +578,11 @@ def test_the_tables_have_filters_and_split_files(session: SparkSession, tables: 
         groups = [pq.ParquetFile(f).metadata.num_row_groups for f in table.files]
         sizes = [os.path.getsize(f) for f in table.files]
         with_filters = [c for c, (f, _) in coverage.items() if f > 0]
-        print(f"{writer}: {len(table.files)} files ({groups} row groups, {sizes} bytes), "
-              f"filters on {len(with_filters)} of {len(coverage)} columns: " + ", ".join(f"{c} {f}/{n}" for c, (f, n) in coverage.items()))
+        print(
+            f"{writer}: {len(table.files)} files ({groups} row groups, {sizes} bytes), "
+            f"filters on {len(with_filters)} of {len(coverage)} columns: "
+            + ", ".join(f"{c} {f}/{n}" for c, (f, n) in coverage.items())
+        )
         if writer == "duckdb":  # dictionary-encoded chunks only (the keys in the first file)
             assert len(with_filters) >= 10, coverage
         else:  # every column asked for
@@ -445,8 +612,11 @@ class Generator:
         r = self.rnd
         if isinstance(col, str):  # a unique key: present means one row's key
             j = 1 if col == "k" else 2
-            value = r.choice(self.table.rows)[j] if present else (
-                r.getrandbits(63) - 2**62 if col == "k" else f"key-{r.getrandbits(48):012x}-absent")
+            value = (
+                r.choice(self.table.rows)[j]
+                if present
+                else (r.getrandbits(63) - 2**62 if col == "k" else f"key-{r.getrandbits(48):012x}-absent")
+            )
             return KEY_LITERALS[col](value)
         if present or r.random() < 0.1:
             return col.sql(r.choice(col.pool))
@@ -507,7 +677,9 @@ def expected_ids(oracle: DataFrame, cases: list[tuple[int, str]]) -> dict[int, l
     return {i: sorted(v) for i, v in found.items()}
 
 
-def actual_ids(scan: DataFrame, cases: list[tuple[int, str]]) -> tuple[dict[int, list[int]], dict[int, tuple[int, ...]]]:
+def actual_ids(
+    scan: DataFrame, cases: list[tuple[int, str]]
+) -> tuple[dict[int, list[int]], dict[int, tuple[int, ...]]]:
     """Each case's ids with sparkbloom on, one scan per case in one job, and each scan's pruning."""
     union = reduce(DataFrame.union, [scan.where(p).select(F.lit(i).alias(f"case_{i}"), "id") for i, p in cases])
     found: dict[int, list[int]] = {i: [] for i, _ in cases}
@@ -518,7 +690,7 @@ def actual_ids(scan: DataFrame, cases: list[tuple[int, str]]) -> tuple[dict[int,
     pruning: dict[int, tuple[int, ...]] = {}
     marks = list(re.finditer(r"\b(\d+) AS case_(\d+)", plan))
     for m, nxt in zip(marks, marks[1:] + [None]):
-        segment = plan[m.end(): nxt.start() if nxt else len(plan)]
+        segment = plan[m.end() : nxt.start() if nxt else len(plan)]
         p = PRUNING.search(segment)
         pruning[int(m.group(2))] = tuple(int(x) for x in p.groups()) if p else (0, 0, 0, 0)
     # A predicate the optimizer folds to false leaves no scan at all (an empty LocalTableScan).
@@ -541,8 +713,7 @@ def test_randomized_queries_match_the_in_memory_oracle(
     started = time.monotonic()
     try:
         scans = {w: spark.read.parquet(str(t.path)) for w, t in tables.items()}
-        per_writer = {w: QUERIES // len(tables) + (1 if i < QUERIES % len(tables) else 0)
-                      for i, w in enumerate(tables)}
+        per_writer = {w: QUERIES // len(tables) + (1 if i < QUERIES % len(tables) else 0) for i, w in enumerate(tables)}
         for writer, count in per_writer.items():
             table = tables[writer]
             assert table.oracle is not None
@@ -557,7 +728,8 @@ def test_randomized_queries_match_the_in_memory_oracle(
                         f"seed {SEED}, writer {writer}, {read_path}, case {i}: WHERE {p}\n"
                         f"sparkbloom returned {len(actual[i])} rows, the oracle {len(expected[i])}; "
                         f"missing {sorted(set(expected[i]) - set(actual[i]))[:10]}, "
-                        f"extra {sorted(set(actual[i]) - set(expected[i]))[:10]}; pruning {pruning[i]}")
+                        f"extra {sorted(set(actual[i]) - set(expected[i]))[:10]}; pruning {pruning[i]}"
+                    )
                     t = tally[writer]
                     t.cases += 1
                     t.with_rows += bool(expected[i])
@@ -568,14 +740,22 @@ def test_randomized_queries_match_the_in_memory_oracle(
     finally:
         if read_path == "v2":
             spark.conf.unset("spark.sql.sources.useV1SourceList")
-    total = Tally(*(sum(getattr(t, f) for t in tally.values()) for f in ("cases", "with_rows", "pruned",
-                                                                            "files_skipped", "row_groups_skipped")))
-    print(f"\nforeign differential {read_path} (seed {SEED}): {total.cases} cases, {total.with_rows} with rows, "
-          f"{total.pruned} pruned; {total.files_skipped} files and {total.row_groups_skipped} row groups ruled out "
-          f"({time.monotonic() - started:.0f} s)")
+    total = Tally(
+        *(
+            sum(getattr(t, f) for t in tally.values())
+            for f in ("cases", "with_rows", "pruned", "files_skipped", "row_groups_skipped")
+        )
+    )
+    print(
+        f"\nforeign differential {read_path} (seed {SEED}): {total.cases} cases, {total.with_rows} with rows, "
+        f"{total.pruned} pruned; {total.files_skipped} files and {total.row_groups_skipped} row groups ruled out "
+        f"({time.monotonic() - started:.0f} s)"
+    )
     for writer, t in tally.items():
-        print(f"  {writer}: {t.cases} cases, {t.with_rows} with rows, {t.pruned} pruned, "
-              f"{t.files_skipped} files / {t.row_groups_skipped} row groups ruled out")
+        print(
+            f"  {writer}: {t.cases} cases, {t.with_rows} with rows, {t.pruned} pruned, "
+            f"{t.files_skipped} files / {t.row_groups_skipped} row groups ruled out"
+        )
         # Otherwise the comparison proves little: pruning must have happened, on rows too.
         assert t.pruned >= t.cases // 4, (writer, t)
         assert t.with_rows >= t.cases // 10, (writer, t)
@@ -592,8 +772,11 @@ JOIN_SHAPES = (  # {keys} is an inline table k(v)
 JOIN_LAYOUTS = (
     {"spark.sql.adaptive.enabled": "true"},
     {"spark.sql.adaptive.enabled": "false"},
-    {"spark.sql.adaptive.enabled": "true", "spark.sql.autoBroadcastJoinThreshold": "-1",
-     "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly": "false"},
+    {
+        "spark.sql.adaptive.enabled": "true",
+        "spark.sql.autoBroadcastJoinThreshold": "-1",
+        "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly": "false",
+    },
 )
 
 
@@ -619,7 +802,9 @@ def test_randomized_joins_match_the_in_memory_oracle(session: SparkSession, tabl
             for k, v in conf.items():
                 spark.conf.set(k, v)
             try:
-                expected = sorted(map(str, spark.sql(shape.format(fact=f"memory_{writer}", keys=keys, col=name)).collect()))
+                expected = sorted(
+                    map(str, spark.sql(shape.format(fact=f"memory_{writer}", keys=keys, col=name)).collect())
+                )
                 df = spark.sql(shape.format(fact=f"files_{writer}", keys=keys, col=name))
                 actual = sorted(map(str, df.collect()))
                 plan = df._jdf.queryExecution().executedPlan().toString()
@@ -629,11 +814,14 @@ def test_randomized_joins_match_the_in_memory_oracle(session: SparkSession, tabl
             assert actual == expected, (
                 f"seed {SEED}, writer {writer}, join case {case} ({conf}): {shape.format(fact='t', keys=keys, col=name)}\n"
                 f"sparkbloom returned {len(actual)} rows, the oracle {len(expected)}; "
-                f"missing {sorted(set(expected) - set(actual))[:5]}, extra {sorted(set(actual) - set(expected))[:5]}")
+                f"missing {sorted(set(expected) - set(actual))[:5]}, extra {sorted(set(actual) - set(expected))[:5]}"
+            )
             if re.search(r"join keys \d+, ", plan):  # the pruning of a scan that probed keys
                 probed += 1
                 p = PRUNING.search(plan)
                 pruned += bool(p and (p.group(1) != p.group(2) or p.group(3) != p.group(4)))
-    print(f"\nforeign join differential (seed {SEED}): {JOINS * len(tables)} cases, {probed} probed join keys, "
-          f"{pruned} pruned")
+    print(
+        f"\nforeign join differential (seed {SEED}): {JOINS * len(tables)} cases, {probed} probed join keys, "
+        f"{pruned} pruned"
+    )
     assert pruned >= JOINS * len(tables) // 5, (probed, pruned)

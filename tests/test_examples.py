@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Every example runs as-is, in its own process, as a user would run it."""
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 def test_example_runs(script: str, tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, str(EXAMPLES / script), str(tmp_path)],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "sparkbloom" in result.stdout

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """The table index: no row lost whatever state the index is in, on files of every writer.
 
 Tables of several files are written without filters by parquet-java (Spark), with
@@ -33,11 +35,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+import test_differential_foreign as foreign
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructField, StructType
 
 import sparkbloom
-import test_differential_foreign as foreign
 
 SEED = foreign.SEED
 CASES = int(os.environ.get("SPARKBLOOM_INDEX_CASES", "30"))  # per writer and state
@@ -71,8 +73,9 @@ class Table:
     schema: StructType
 
 
-def write_files(spark: SparkSession, writer: str, table: Table, rows: list[tuple[Any, ...]], directory: Path,
-                files: int) -> list[Path]:
+def write_files(
+    spark: SparkSession, writer: str, table: Table, rows: list[tuple[Any, ...]], directory: Path, files: int
+) -> list[Path]:
     """Writes `rows` as `files` files of `writer` into `directory` (which must not exist)."""
     per_file = -(-len(rows) // files)
     slices = [(i * per_file, min(per_file, len(rows) - i * per_file), 400) for i in range(files)]
@@ -101,8 +104,9 @@ def tables(session: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> d
         cols = [c for c in all_cols if family in c.writers]
         rows = foreign.make_rows(rnd, cols, 4000, next_id)
         next_id += 10**6
-        schema = StructType([StructField(n, t) for n, t, _ in foreign.key_columns()] +
-                            [StructField(c.name, c.spark) for c in cols])
+        schema = StructType(
+            [StructField(n, t) for n, t, _ in foreign.key_columns()] + [StructField(c.name, c.spark) for c in cols]
+        )
         table = Table(writer, root / writer, cols, rows, schema)
         write_files(session, writer, table, rows, table.path, files=6)
         out[writer] = table
@@ -111,8 +115,9 @@ def tables(session: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> d
 
 def in_memory_copy(spark: SparkSession, path: Path) -> DataFrame:
     """The table as Spark reads it with sparkbloom off and filter pushdown off, in memory."""
-    with foreign.settings_applied(spark, {"spark.sparkbloom.enabled": "false",
-                                         "spark.sql.parquet.filterPushdown": "false"}):
+    with foreign.settings_applied(
+        spark, {"spark.sparkbloom.enabled": "false", "spark.sql.parquet.filterPushdown": "false"}
+    ):
         read = spark.read.parquet(str(path))
         copy = spark.createDataFrame(read.collect(), read.schema).cache()
         copy.count()
@@ -134,7 +139,8 @@ def compare(spark: SparkSession, table: Table, state: str, rnd: random.Random) -
         assert actual == expected, (
             f"seed {SEED}, writer {table.writer}, index {state}, case {case}: WHERE {predicate}\n"
             f"sparkbloom returned {len(actual)} rows, the oracle {len(expected)}; "
-            f"missing {sorted(set(expected) - set(actual))[:10]}; pruning {stats}")
+            f"missing {sorted(set(expected) - set(actual))[:10]}; pruning {stats}"
+        )
         tally["cases"] += 1
         tally["with_rows"] += bool(expected)
         tally["covered"] += stats.get("files_covered_by_index", 0)
@@ -197,8 +203,9 @@ def indexed_columns(table: Table) -> list[str]:
 
 
 @pytest.mark.parametrize("writer", WRITERS)
-def test_no_row_is_lost_in_any_index_state(session: SparkSession, tables: dict[str, Table], writer: str,
-                                          tmp_path: Path) -> None:
+def test_no_row_is_lost_in_any_index_state(
+    session: SparkSession, tables: dict[str, Table], writer: str, tmp_path: Path
+) -> None:
     spark = session
     table = tables[writer]
     rnd = random.Random(f"{SEED}-{writer}-index")

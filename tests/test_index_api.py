@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """The table index as users drive it: Python, SQL and the CLI; errors before any output;
 partitioned and catalog tables; writes that keep it current; case rules; probing as a job."""
 
@@ -11,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from pyspark.sql import SparkSession, functions as F
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 import sparkbloom
 from sparkbloom import SparkBloomError
@@ -19,10 +22,12 @@ from sparkbloom import SparkBloomError
 CLI = [str(Path(sys.executable).parent / "sparkbloom")]
 
 
-def keys(spark: SparkSession, start: int, count: int, files: int) -> "F.DataFrame":  # type: ignore[name-defined]
+def keys(spark: SparkSession, start: int, count: int, files: int) -> F.DataFrame:  # type: ignore[name-defined]
     return spark.range(start, start + count, 1, files).select(
-        F.col("id"), F.concat(F.lit("user-"), F.col("id").cast("string")).alias("email"),
-        (F.col("id") % 4).alias("part"))
+        F.col("id"),
+        F.concat(F.lit("user-"), F.col("id").cast("string")).alias("email"),
+        (F.col("id") % 4).alias("part"),
+    )
 
 
 def lookup(spark: SparkSession, path: str, where: str) -> tuple[int, dict[str, int]]:
@@ -88,8 +93,9 @@ def test_bad_input_fails_before_any_output(spark: SparkSession, tmp_path: Path) 
 
 def test_partitioned_catalog_table_and_sql(spark: SparkSession, tmp_path: Path) -> None:
     spark.sql("DROP TABLE IF EXISTS indexed_events")
-    keys(spark, 0, 4000, 4).write.partitionBy("part").option("path", str(tmp_path / "events")) \
-        .saveAsTable("indexed_events")
+    keys(spark, 0, 4000, 4).write.partitionBy("part").option("path", str(tmp_path / "events")).saveAsTable(
+        "indexed_events"
+    )
     try:
         rows = spark.sql("SELECT * FROM sparkbloom_build_index('indexed_events', 'email', 0.001)").collect()
         assert rows[0]["files_indexed"] == 16, rows  # 4 tasks x 4 partitions
@@ -150,6 +156,7 @@ def test_writes_keep_the_index_current(spark: SparkSession, tmp_path: Path) -> N
     # a foreign writer (pyarrow) only makes the table partly uncovered, never wrong
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     pq.write_table(pa.table({"id": [9], "email": ["foreign"], "part": [1]}), f"{path}/foreign.parquet")
     count, stats = lookup(spark, path, "email = 'foreign'")
     assert count == 1 and stats["files_covered_by_index"] == 4, stats
@@ -176,8 +183,9 @@ def test_footers_probed_by_a_job_above_the_threshold(spark: SparkSession, tmp_pa
 def test_cli_index(spark: SparkSession, tmp_path: Path) -> None:
     path = str(tmp_path / "cli")
     keys(spark, 0, 1000, 2).write.parquet(path)
-    built = subprocess.run(CLI + ["index", "build", path, "--columns", "id,email"], capture_output=True, text=True,
-                           timeout=300)
+    built = subprocess.run(
+        CLI + ["index", "build", path, "--columns", "id,email"], capture_output=True, text=True, timeout=300
+    )
     assert built.returncode == 0, built.stderr[-2000:]
     assert json.loads(built.stdout)["files_indexed"] == 2
     described = subprocess.run(CLI + ["index", "describe", path], capture_output=True, text=True, timeout=300)
@@ -192,6 +200,7 @@ def test_empty_row_groups_keep_units_in_line(spark: SparkSession, tmp_path: Path
     """parquet-java's reader skips row groups without rows: unit i must still be row group i."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     path = tmp_path / "gaps"
     path.mkdir()
     schema = pa.schema([("id", pa.int64())])
@@ -200,7 +209,12 @@ def test_empty_row_groups_keep_units_in_line(spark: SparkSession, tmp_path: Path
         writer.write_table(pa.table({"id": list(range(0, 100))}))
         writer.write_table(pa.table({"id": pa.array([], pa.int64())}))
         writer.write_table(pa.table({"id": list(range(100, 200))}))
-    assert [pq.ParquetFile(path / "part-0.parquet").metadata.row_group(i).num_rows for i in range(4)] == [0, 100, 0, 100]
+    assert [pq.ParquetFile(path / "part-0.parquet").metadata.row_group(i).num_rows for i in range(4)] == [
+        0,
+        100,
+        0,
+        100,
+    ]
     sparkbloom.build_index(spark, str(path), ["id"])
     for key in (5, 150, 199):
         count, stats = lookup(spark, str(path), f"id = {key}")
@@ -218,12 +232,20 @@ def test_a_file_replaced_in_place_is_not_judged_by_its_old_entry(spark: SparkSes
     import pyarrow as pa
     import pyarrow.parquet as pq
     from test_index import padded_to
+
     path = tmp_path / "replaced"
     path.mkdir()
 
     def write(file: Path, ids: Sequence[int]) -> None:
-        pq.write_table(pa.table({"id": list(ids), "tag": [i % 3 for i in ids]}), file, row_group_size=50,
-                       compression="NONE", use_dictionary=False, write_statistics=False)
+        pq.write_table(
+            pa.table({"id": list(ids), "tag": [i % 3 for i in ids]}),
+            file,
+            row_group_size=50,
+            compression="NONE",
+            use_dictionary=False,
+            write_statistics=False,
+        )
+
     write(path / "a.parquet", range(0, 200))
     write(path / "b.parquet", range(700, 900))  # 777 in the second row group
     sparkbloom.build_index(spark, str(path), ["id"])
@@ -246,8 +268,9 @@ def test_a_file_replaced_in_place_is_not_judged_by_its_old_entry(spark: SparkSes
 
 def test_column_names_the_schema_parser_would_not_read(spark: SparkSession, tmp_path: Path) -> None:
     path = str(tmp_path / "odd")
-    spark.range(0, 1000, 1, 4).select(F.col("id").alias("my col"), F.col("id").cast("string").alias("sum(x)")) \
-        .write.parquet(path)
+    spark.range(0, 1000, 1, 4).select(
+        F.col("id").alias("my col"), F.col("id").cast("string").alias("sum(x)")
+    ).write.parquet(path)
     sparkbloom.build_index(spark, path, ["`my col`", "`sum(x)`"])
     for where in ("`my col` = 77", "`sum(x)` = '77'"):
         count, stats = lookup(spark, path, where)
@@ -260,6 +283,7 @@ def test_peer_engines_read_an_indexed_table_as_before(spark: SparkSession, tmp_p
     import datafusion
     import duckdb
     import pyarrow.dataset as ds
+
     path = str(tmp_path / "shared")
     keys(spark, 0, 3000, 3).write.partitionBy("part").parquet(path)
     sparkbloom.build_index(spark, path, ["email"])

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """inspect and might_contain on files written by sparkbloom, by Spark's own parquet-java
 options and by DuckDB; might_contain agrees with DuckDB's parquet_bloom_probe."""
 
@@ -8,12 +10,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from pyspark.sql import SparkSession, functions as F
+from parquet_filters import WRITES_FILTER_LENGTH
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 import sparkbloom
 from sparkbloom import SparkBloomError
-
-from parquet_filters import WRITES_FILTER_LENGTH
 
 ROWS = 5_000
 
@@ -22,14 +24,17 @@ ROWS = 5_000
 def writers(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("writers")
     data = spark.range(0, ROWS, 1, 2).select(
-        F.col("id").alias("user_id"), F.concat(F.lit("mail-"), F.col("id")).alias("email"),
-        (F.col("id") % 3).alias("tiny"))
+        F.col("id").alias("user_id"),
+        F.concat(F.lit("mail-"), F.col("id")).alias("email"),
+        (F.col("id") % 3).alias("tiny"),
+    )
     paths = {name: root / name for name in ("sparkbloom", "parquet_java", "duckdb")}
     data.write.options(**sparkbloom.write_options(["user_id", "email"])).option(
-        "parquet.block.size", 32 * 1024).parquet(str(paths["sparkbloom"]))
+        "parquet.block.size", 32 * 1024
+    ).parquet(str(paths["sparkbloom"]))
     data.write.option("parquet.bloom.filter.enabled#user_id", "true").option(
-        "parquet.bloom.filter.enabled#email", "true").option("parquet.enable.dictionary", "false").parquet(
-        str(paths["parquet_java"]))
+        "parquet.bloom.filter.enabled#email", "true"
+    ).option("parquet.enable.dictionary", "false").parquet(str(paths["parquet_java"]))
     paths["duckdb"].mkdir()
     duckdb.execute(
         f"COPY (SELECT range AS user_id, 'mail-' || range AS email, range % 3 AS tiny FROM range({ROWS})) "
@@ -58,10 +63,13 @@ def test_inspect_errors(spark: SparkSession, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("writer", ["sparkbloom", "parquet_java", "duckdb"])
-@pytest.mark.parametrize("column,values", [
-    ("user_id", [0, 17, ROWS - 1, ROWS + 5, 10**12, -3]),
-    ("email", ["mail-0", "mail-4999", "mail-5000", "nobody", ""]),
-])
+@pytest.mark.parametrize(
+    "column,values",
+    [
+        ("user_id", [0, 17, ROWS - 1, ROWS + 5, 10**12, -3]),
+        ("email", ["mail-0", "mail-4999", "mail-5000", "nobody", ""]),
+    ],
+)
 def test_might_contain_agrees_with_duckdb(
     spark: SparkSession, writers: dict[str, Path], writer: str, column: str, values: list[object]
 ) -> None:
@@ -107,8 +115,10 @@ def test_pruning_uses_spark_writers_filters(spark: SparkSession, writers: dict[s
 def test_pruning_uses_duckdb_filters(spark: SparkSession, tmp_path: Path) -> None:
     # DuckDB writes filters for dictionary-encoded chunks: 100 even keys repeat.
     file = tmp_path / "duck.parquet"
-    duckdb.execute(f"COPY (SELECT 'key-' || ((range % 100) * 2) AS k FROM range(20000)) TO '{file}' "
-                   "(FORMAT parquet, ROW_GROUP_SIZE 4096)")
+    duckdb.execute(
+        f"COPY (SELECT 'key-' || ((range % 100) * 2) AS k FROM range(20000)) TO '{file}' "
+        "(FORMAT parquet, ROW_GROUP_SIZE 4096)"
+    )
     table = spark.read.parquet(str(file))
     assert table.where(F.col("k") == "key-78").count() == 200
     assert table.where(F.col("k") == "key-77").count() == 0  # odd: absent, inside every min/max

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """The package picks the jar of the Spark it runs with, and that jar writes and prunes.
 
 dev/test runs this module in .venv (Spark 4.3, the editable package) and in a plain venv per
@@ -12,7 +14,8 @@ from pathlib import Path
 
 import pyspark
 import pytest
-from pyspark.sql import SparkSession, functions as F
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 import sparkbloom
 from sparkbloom.jar import spark_line

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """sparkbloom across JVMs: Spark's local-cluster mode, with the jar shipped via spark.jars."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """write_options validates like the JVM; last_pruning reports what a query skipped."""
 
 from __future__ import annotations
@@ -6,23 +8,27 @@ from pathlib import Path
 
 import pytest
 from pyspark.errors import IllegalArgumentException
-from pyspark.sql import SparkSession, functions as F
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 import sparkbloom
 from sparkbloom import SparkBloomError
 
 
 def test_write_options_builds_the_option_map() -> None:
-    assert sparkbloom.write_options(["user_id", "contact.email"], fpp=0.001, ndv={"user_id": 5000},
-                                    max_bytes=65536) == {
+    assert sparkbloom.write_options(
+        ["user_id", "contact.email"], fpp=0.001, ndv={"user_id": 5000}, max_bytes=65536
+    ) == {
         "bloom_filter_columns": "user_id,contact.email",
         "bloom_filter_fpp": "0.001",
         "bloom_filter_ndv.user_id": "5000",
         "bloom_filter_max_bytes": "65536",
     }
     assert sparkbloom.write_options(["a"]) == {"bloom_filter_columns": "a"}
-    assert sparkbloom.write_options(["a"], exact_size=True) == {"bloom_filter_columns": "a",
-                                                                "bloom_filter_exact_size": "true"}
+    assert sparkbloom.write_options(["a"], exact_size=True) == {
+        "bloom_filter_columns": "a",
+        "bloom_filter_exact_size": "true",
+    }
     assert sparkbloom.write_options(["a"], exact_size=False)["bloom_filter_exact_size"] == "false"
 
 
@@ -139,8 +145,9 @@ def test_join_keys_prune_and_show_in_explain_and_last_pruning(spark: SparkSessio
     spark.read.parquet(path).createOrReplaceTempView("orders")
     # a table of its own (a DataFrame made from Python rows has no size estimate, so Spark
     # would not broadcast it, and keys come from the join's broadcast)
-    spark.createDataFrame([(k * 101, "vip" if k < 3 else "other") for k in range(50)], "user_id long, tier string") \
-        .write.parquet(str(tmp_path / "users"))
+    spark.createDataFrame(
+        [(k * 101, "vip" if k < 3 else "other") for k in range(50)], "user_id long, tier string"
+    ).write.parquet(str(tmp_path / "users"))
     spark.read.parquet(str(tmp_path / "users")).createOrReplaceTempView("users")
     query = "SELECT order_id FROM orders WHERE user_id IN (SELECT user_id FROM users WHERE tier = 'vip')"
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """The package finds its jar and a session built through it has the extension loaded."""
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ def test_package_is_mypy_clean() -> None:
     package = Path(__file__).resolve().parents[1] / "python" / "sparkbloom"
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(package.parent / "pyproject.toml"), str(package)],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout + result.stderr

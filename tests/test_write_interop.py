@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Files sparkbloom writes are read by DuckDB, DataFusion and pyarrow, and their filters
 agree with DuckDB's own Bloom filter probe and prune DataFusion's scans: for the default
 power-of-two filters and for the exact-size opt-in (`bloom_filter_exact_size`), which shows
@@ -6,18 +8,17 @@ which engines read filters of any multiple of 32 bytes (ClickHouse: test_clickho
 from __future__ import annotations
 
 import glob
-from pathlib import Path
-
 import re
+from pathlib import Path
 
 import datafusion
 import duckdb
 import pyarrow
 import pyarrow.parquet as pq
 import pytest
-from pyspark.sql import SparkSession, functions as F
-
 from parquet_filters import filter_length_ok, filter_sizes, is_power_of_two
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 ROWS = 20_000
 
@@ -92,13 +93,18 @@ def test_every_row_group_has_filters_duckdb_can_use(written: Path) -> None:
             present = emails[len(emails) // 2]
             absent = present + "\x00"  # sorts right after it: inside min/max, in no row
             assert stats.min < absent < stats.max and absent not in emails
-            excluded = dict(duckdb.execute(
-                "SELECT row_group_id, bloom_filter_excludes FROM parquet_bloom_probe(?, 'email', ?)", [file, absent]
-            ).fetchall())
+            excluded = dict(
+                duckdb.execute(
+                    "SELECT row_group_id, bloom_filter_excludes FROM parquet_bloom_probe(?, 'email', ?)", [file, absent]
+                ).fetchall()
+            )
             assert excluded[rg] is True, f"{file} row group {rg}: DuckDB's probe did not exclude {absent!r}"
-            kept = dict(duckdb.execute(
-                "SELECT row_group_id, bloom_filter_excludes FROM parquet_bloom_probe(?, 'email', ?)", [file, present]
-            ).fetchall())
+            kept = dict(
+                duckdb.execute(
+                    "SELECT row_group_id, bloom_filter_excludes FROM parquet_bloom_probe(?, 'email', ?)",
+                    [file, present],
+                ).fetchall()
+            )
             assert kept[rg] is False, f"{file} row group {rg}: DuckDB's probe excluded {present!r}, which is there"
             row_groups += 1
     assert row_groups >= 4  # 64 KiB row groups over two files
@@ -117,8 +123,10 @@ def test_duckdb_probe_agrees(written: Path, column: str, present: list[object], 
     probes_absent = 0
     for file in files(written):
         parquet_file = pq.ParquetFile(file)
-        groups = [set(parquet_file.read_row_group(rg, columns=[column]).column(0).to_pylist())
-                  for rg in range(parquet_file.metadata.num_row_groups)]
+        groups = [
+            set(parquet_file.read_row_group(rg, columns=[column]).column(0).to_pylist())
+            for rg in range(parquet_file.metadata.num_row_groups)
+        ]
         for value in present:
             excluded = duckdb_excluded(file, column, value)
             assert len(excluded) == len(groups)
@@ -152,7 +160,9 @@ def test_datafusion_prunes_row_groups_by_the_filters(written: Path) -> None:
     ctx.register_parquet("t", str(written))
     plan = ctx.sql("EXPLAIN ANALYZE SELECT count(*) FROM t WHERE email = 'user-1000x'").collect()
     text = "\n".join(str(v) for batch in plan for v in batch.column(1).to_pylist())
-    kept_by_stats = sum(int(m) for m in re.findall(r"row_groups_pruned_statistics=\d+ total \u2192 (\d+) matched", text))
+    kept_by_stats = sum(
+        int(m) for m in re.findall(r"row_groups_pruned_statistics=\d+ total \u2192 (\d+) matched", text)
+    )
     bloom = re.findall(r"row_groups_pruned_bloom_filter=(\d+) total \u2192 (\d+) matched", text)
     assert kept_by_stats > 0, text
     assert bloom and sum(int(t) for t, _ in bloom) == kept_by_stats, text

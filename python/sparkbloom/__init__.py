@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """sparkbloom: Parquet split block Bloom filter data skipping for Apache Spark.
 
 The JVM extension does the work; this package ships its jar, sets sessions up and

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """SQL text for the helpers, which call sparkbloom's table functions.
 
 Going through SQL rather than Py4J is what lets every helper work on a Spark Connect

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """``sparkbloom`` command line: inspect files' Bloom filters and probe them for values.
 
     sparkbloom inspect PATH [--columns a,b] [--json]
@@ -32,19 +34,21 @@ def _summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for column, chunks in sorted(by_column.items()):
         filtered = [c for c in chunks if c["has_filter"]]
-        out.append({
-            "column": column,
-            "physical_type": chunks[0]["physical_type"],
-            "files": len({c["file"] for c in chunks}),
-            "row_groups": len(chunks),
-            "with_filter": len(filtered),
-            "coverage": len(filtered) / len(chunks),
-            "filter_bytes": sum(c["filter_bytes"] for c in filtered),
-            "mean_fpp": sum(c["estimated_fpp"] for c in filtered) / len(filtered) if filtered else None,
-            "with_length": sum(1 for c in filtered if c["has_length"]),
-            "dictionary_only": sum(1 for c in chunks if c["dictionary_only"]),
-            "problems": sorted({c["problem"] for c in chunks if c["problem"]}),
-        })
+        out.append(
+            {
+                "column": column,
+                "physical_type": chunks[0]["physical_type"],
+                "files": len({c["file"] for c in chunks}),
+                "row_groups": len(chunks),
+                "with_filter": len(filtered),
+                "coverage": len(filtered) / len(chunks),
+                "filter_bytes": sum(c["filter_bytes"] for c in filtered),
+                "mean_fpp": sum(c["estimated_fpp"] for c in filtered) / len(filtered) if filtered else None,
+                "with_length": sum(1 for c in filtered if c["has_length"]),
+                "dictionary_only": sum(1 for c in chunks if c["dictionary_only"]),
+                "problems": sorted({c["problem"] for c in chunks if c["problem"]}),
+            }
+        )
     return out
 
 
@@ -54,8 +58,10 @@ def _print_table(summary: list[dict[str, Any]]) -> None:
     print("-" * len(header))
     for s in summary:
         fpp = f"{s['mean_fpp']:.5f}" if s["mean_fpp"] is not None else "-"
-        print(f"{s['column']:24} {s['physical_type']:22} {s['files']:>6} {s['row_groups']:>10} "
-              f"{s['coverage']:>8.0%} {s['filter_bytes']:>12} {fpp:>9}")
+        print(
+            f"{s['column']:24} {s['physical_type']:22} {s['files']:>6} {s['row_groups']:>10} "
+            f"{s['coverage']:>8.0%} {s['filter_bytes']:>12} {fpp:>9}"
+        )
         for problem in s["problems"]:
             print(f"  ! {problem}")
 
@@ -85,6 +91,7 @@ def _versions() -> str:
             return version(package)
         except PackageNotFoundError:
             return "not installed"
+
     return f"sparkbloom {of('sparkbloom')} (pyspark {of('pyspark')})"
 
 
@@ -92,8 +99,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sparkbloom", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=_versions())
     parser.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
-    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
-                        help="a Spark setting, repeatable (credentials, encryption keys, ...)")
+    parser.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting, repeatable (credentials, encryption keys, ...)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     inspect_cmd = commands.add_parser("inspect", help="summarize the Bloom filters of Parquet files")
     inspect_cmd.add_argument("path")
@@ -122,9 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     import sparkbloom  # Spark starts only for a command that parsed
 
     try:
-        spark = sparkbloom.session(master=args.master, app_name="sparkbloom-cli",
-                                   conf={"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "true",
-                                         **settings})
+        spark = sparkbloom.session(
+            master=args.master,
+            app_name="sparkbloom-cli",
+            conf={"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "true", **settings},
+        )
         spark.sparkContext.setLogLevel("ERROR")
         if args.command == "inspect":
             columns = [c.strip() for c in args.columns.split(",")] if args.columns else None

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Errors sparkbloom raises in Python, and the one place JVM refusals become them."""
 
 from __future__ import annotations

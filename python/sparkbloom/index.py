@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """A table-level Bloom index: pruning for Parquet tables written without (useful) filters.
 
 ``build_index`` reads only the named columns of the table's current files, as a Spark job,
@@ -35,8 +37,9 @@ def build_index(
     if columns is not None and not columns:
         raise SparkBloomError("[sparkbloom] name at least one column to index")
     names = ",".join(columns) if columns is not None else None
-    return first_row(table_function(spark, "sparkbloom_build_index", path_or_table, names,
-                                    float(fpp) if fpp is not None else None))
+    return first_row(
+        table_function(spark, "sparkbloom_build_index", path_or_table, names, float(fpp) if fpp is not None else None)
+    )
 
 
 def describe_index(spark: SparkSession, path_or_table: str) -> dict[str, Any]:

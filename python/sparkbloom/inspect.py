@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """See which files carry which filters, and ask whether values could be in them."""
 
 from __future__ import annotations
@@ -11,8 +13,19 @@ from sparkbloom.errors import SparkBloomError
 
 #: The columns of :func:`inspect`'s result.
 INSPECT_COLUMNS = (
-    "file", "row_group", "column", "physical_type", "num_values", "has_filter", "filter_offset",
-    "filter_bytes", "has_length", "estimated_ndv", "estimated_fpp", "dictionary_only", "problem",
+    "file",
+    "row_group",
+    "column",
+    "physical_type",
+    "num_values",
+    "has_filter",
+    "filter_offset",
+    "filter_bytes",
+    "has_length",
+    "estimated_ndv",
+    "estimated_fpp",
+    "dictionary_only",
+    "problem",
 )
 
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Which of the bundled JVM extension jars serves the running Spark, and where it is.
 
 The package carries one jar per supported Spark line, each built against that line's own
@@ -52,8 +54,7 @@ def jar_path(spark_version: str | None = None) -> str:
     jars = sorted(_JARS_DIR.glob(f"sparkbloom-spark{line}_*.jar"))
     if not jars:
         raise FileNotFoundError(
-            f"no sparkbloom jar for Spark {line} in {_JARS_DIR}; "
-            "in a source checkout run dev/setup to build the jars"
+            f"no sparkbloom jar for Spark {line} in {_JARS_DIR}; in a source checkout run dev/setup to build the jars"
         )
     if len(jars) > 1:
         raise RuntimeError(f"more than one sparkbloom jar for Spark {line} in {_JARS_DIR}: {[j.name for j in jars]}")

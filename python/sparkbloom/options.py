@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Write options for ``df.write.options(**sparkbloom.write_options(...))``."""
 
 from __future__ import annotations

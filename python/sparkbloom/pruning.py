@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """What sparkbloom decided when Spark planned a scan."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Putting sparkbloom into a SparkSession: the jar on the classpath, the extension loaded."""
 
 from __future__ import annotations

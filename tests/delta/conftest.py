@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """One real local SparkSession with Delta Lake and sparkbloom, shared by the Delta tests.
 
 These tests need a session of their own (Delta's catalog and extension), so they run as
@@ -12,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from delta_session import DELTA_EXTENSION, LINE, delta_release, session_conf
 from pyspark.sql import SparkSession
 
 import sparkbloom
-from delta_session import DELTA_EXTENSION, LINE, delta_release, session_conf
 
 
 @pytest.fixture(scope="session")

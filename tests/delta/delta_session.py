@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Where Delta Lake comes from for the Delta tests, and how their sessions are set up.
 
 Delta's jars come from Maven Central through ``dev/delta-jars`` (``.cache/delta/<line>``;

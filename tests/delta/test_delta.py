@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """Delta Lake tables: filters in the files of every kind of Delta write, pruning of Delta
 scans after Delta's own skipping, and the answers Delta gives without sparkbloom, with
 deletion vectors, column mapping, row tracking, time travel and change data feed.
@@ -12,10 +14,11 @@ from pathlib import Path
 
 import pytest
 from delta.tables import DeltaTable
-from pyspark.sql import DataFrame, SparkSession, functions as F
+from delta_session import DELTA_EXTENSION, delta_jars, run_child
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 import sparkbloom
-from delta_session import DELTA_EXTENSION, delta_jars, run_child
 
 OFF = {"spark.sparkbloom.enabled": "false", "spark.sql.parquet.filterPushdown": "false"}
 
@@ -45,8 +48,9 @@ def checked(spark: SparkSession, query: str) -> tuple[list[tuple], dict[str, int
 
 def keys_frame(spark: SparkSession, start: int, count: int, files: int) -> DataFrame:
     """Rows whose key is a UUID-like string: min/max statistics cannot prune it."""
-    return (spark.range(start, start + count, 1, files)
-            .select(F.col("id"), F.sha2(F.col("id").cast("string"), 256).alias("k"), (F.col("id") % 3).alias("p")))
+    return spark.range(start, start + count, 1, files).select(
+        F.col("id"), F.sha2(F.col("id").cast("string"), 256).alias("k"), (F.col("id") % 3).alias("p")
+    )
 
 
 def key_of(spark: SparkSession, i: int) -> str:
@@ -75,14 +79,22 @@ def version(spark: SparkSession, table: str) -> int:
 
 
 def test_every_write_form_puts_filters_in_every_file(spark: SparkSession) -> None:
-    spark.sql("CREATE TABLE writes (id BIGINT, k STRING, p BIGINT) USING delta PARTITIONED BY (p) "
-              "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'delta.enableDeletionVectors' = 'false')")
+    spark.sql(
+        "CREATE TABLE writes (id BIGINT, k STRING, p BIGINT) USING delta PARTITIONED BY (p) "
+        "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'delta.enableDeletionVectors' = 'false')"
+    )
     spark.sql("INSERT INTO writes SELECT id, sha2(cast(id AS STRING), 256), id % 3 FROM range(0, 3000)")
     assert_every_file_has_filters(spark, "writes", "k")
     keys_frame(spark, 3000, 3000, 2).write.format("delta").mode("append").saveAsTable("writes")
     source = keys_frame(spark, 5000, 2000, 2).withColumn("k", F.concat("k", F.lit("-merged")))
-    (DeltaTable.forName(spark, "writes").alias("t").merge(source.alias("s"), "t.id = s.id")
-     .whenMatchedUpdateAll().whenNotMatchedInsertAll().execute())
+    (
+        DeltaTable.forName(spark, "writes")
+        .alias("t")
+        .merge(source.alias("s"), "t.id = s.id")
+        .whenMatchedUpdateAll()
+        .whenNotMatchedInsertAll()
+        .execute()
+    )
     spark.sql("UPDATE writes SET k = concat(k, '-updated') WHERE id % 7 = 0")  # rewrites: no deletion vectors
     spark.sql("DELETE FROM writes WHERE id % 11 = 0")
     assert_every_file_has_filters(spark, "writes", "k")
@@ -94,21 +106,34 @@ def test_every_write_form_puts_filters_in_every_file(spark: SparkSession) -> Non
     assert got == [(14,)] and pruning["files_total"] == 3 and pruning["files_skipped"] == 2
 
 
-def test_ctas_and_save_as_table_and_a_path_write_create_tables_with_filters(spark: SparkSession, table_dir: Path) -> None:
-    spark.sql("CREATE TABLE ctas USING delta TBLPROPERTIES ('bloom_filter_columns' = 'k') "
-              "AS SELECT id, sha2(cast(id AS STRING), 256) AS k FROM range(0, 2000)")
+def test_ctas_and_save_as_table_and_a_path_write_create_tables_with_filters(
+    spark: SparkSession, table_dir: Path
+) -> None:
+    spark.sql(
+        "CREATE TABLE ctas USING delta TBLPROPERTIES ('bloom_filter_columns' = 'k') "
+        "AS SELECT id, sha2(cast(id AS STRING), 256) AS k FROM range(0, 2000)"
+    )
     assert_every_file_has_filters(spark, "ctas", "k")
     keys_frame(spark, 0, 2000, 2).write.format("delta").option("bloom_filter_columns", "k").saveAsTable("saved")
     assert_every_file_has_filters(spark, "saved", "k")
     assert dict(spark.sql("SHOW TBLPROPERTIES saved").collect())["bloom_filter_columns"] == "k"
     # a path write under column mapping: the files name the column by its physical name
-    (keys_frame(spark, 0, 2000, 2).write.format("delta").partitionBy("p")
-     .option("bloom_filter_columns", "k").option("bloom_filter_fpp", "0.001")
-     .option("delta.columnMapping.mode", "name").save(str(table_dir)))
+    (
+        keys_frame(spark, 0, 2000, 2)
+        .write.format("delta")
+        .partitionBy("p")
+        .option("bloom_filter_columns", "k")
+        .option("bloom_filter_fpp", "0.001")
+        .option("delta.columnMapping.mode", "name")
+        .save(str(table_dir))
+    )
     table = f"delta.`{table_dir}`"
     assert_every_file_has_filters(spark, table, "k")
-    physical = {r["column"] for r in spark.read.parquet(*spark.table(table).inputFiles()[:1]).schema.jsonValue()["fields"]
-                for r in [{"column": r["name"]}]}
+    physical = {
+        r["column"]
+        for r in spark.read.parquet(*spark.table(table).inputFiles()[:1]).schema.jsonValue()["fields"]
+        for r in [{"column": r["name"]}]
+    }
     assert "k" not in physical  # the file says col-<uuid>; inspect showed the table's name
     keys_frame(spark, 2000, 1000, 1).write.format("delta").mode("append").save(str(table_dir))
     assert_every_file_has_filters(spark, table, "k")
@@ -121,27 +146,35 @@ def test_bad_settings_fail_before_delta_commits_anything(spark: SparkSession, ta
         spark.sql("CREATE TABLE bad (id BIGINT, k STRING) USING delta TBLPROPERTIES ('bloom_filter_columns' = 'nope')")
     assert not spark.catalog.tableExists("bad")
     with pytest.raises(Exception, match=r"\[sparkbloom\] .*column mapping"):
-        spark.sql("CREATE TABLE bad (id BIGINT, k STRING) USING delta "
-                  "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'delta.columnMapping.mode' = 'name')")
+        spark.sql(
+            "CREATE TABLE bad (id BIGINT, k STRING) USING delta "
+            "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'delta.columnMapping.mode' = 'name')"
+        )
     assert not spark.catalog.tableExists("bad")
     with pytest.raises(Exception, match=r"\[sparkbloom\] option 'bloom_filter_fpp' must be a number"):
-        keys_frame(spark, 0, 10, 1).write.format("delta").option("bloom_filter_columns", "k") \
-            .option("bloom_filter_fpp", "2").save(str(table_dir))
+        keys_frame(spark, 0, 10, 1).write.format("delta").option("bloom_filter_columns", "k").option(
+            "bloom_filter_fpp", "2"
+        ).save(str(table_dir))
     assert not table_dir.exists()
     with pytest.raises(Exception, match=r"\[sparkbloom\] column 'p' is a partition column"):
-        keys_frame(spark, 0, 10, 1).write.format("delta").partitionBy("p") \
-            .option("bloom_filter_columns", "p").save(str(table_dir))
+        keys_frame(spark, 0, 10, 1).write.format("delta").partitionBy("p").option("bloom_filter_columns", "p").save(
+            str(table_dir)
+        )
     assert not table_dir.exists()
     with pytest.raises(Exception, match=r"(?i)\[sparkbloom\] an idempotent Delta write \(txnAppId, txnVersion\)"):
-        keys_frame(spark, 0, 10, 1).write.format("delta").option("bloom_filter_columns", "k") \
-            .option("txnAppId", "job").option("txnVersion", "1").save(str(table_dir))
+        keys_frame(spark, 0, 10, 1).write.format("delta").option("bloom_filter_columns", "k").option(
+            "txnAppId", "job"
+        ).option("txnVersion", "1").save(str(table_dir))
     assert not table_dir.exists()
     keys_frame(spark, 0, 10, 1).write.format("delta").option("bloom_filter_columns", "k").save(str(table_dir))
     table = f"delta.`{table_dir}`"
     before = version(spark, table)
-    with pytest.raises(Exception, match=r"\[sparkbloom\] this Delta table writes the Bloom filters its table properties name"):
-        keys_frame(spark, 10, 10, 1).write.format("delta").mode("append").option("bloom_filter_columns", "id") \
-            .save(str(table_dir))
+    with pytest.raises(
+        Exception, match=r"\[sparkbloom\] this Delta table writes the Bloom filters its table properties name"
+    ):
+        keys_frame(spark, 10, 10, 1).write.format("delta").mode("append").option("bloom_filter_columns", "id").save(
+            str(table_dir)
+        )
     with pytest.raises(Exception, match=r"\[sparkbloom\] unknown option 'bloom_filter_colums'"):
         spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('bloom_filter_colums' = 'k')")
     assert version(spark, table) == before
@@ -155,15 +188,22 @@ def test_bad_settings_fail_before_delta_commits_anything(spark: SparkSession, ta
 
 @pytest.mark.parametrize("use_metadata_row_index", ["true", "false"])
 def test_deletion_vectors_keep_deleted_rows_deleted_when_files_are_skipped(
-        spark: SparkSession, table_dir: Path, use_metadata_row_index: str) -> None:
-    spark.sql(f"CREATE TABLE delta.`{table_dir}` (id BIGINT, k STRING, p BIGINT) USING delta "
-              "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'delta.enableDeletionVectors' = 'true', "
-              "'parquet.block.size' = '65536')")  # many row groups per file
+    spark: SparkSession, table_dir: Path, use_metadata_row_index: str
+) -> None:
+    spark.sql(
+        f"CREATE TABLE delta.`{table_dir}` (id BIGINT, k STRING, p BIGINT) USING delta "
+        "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'delta.enableDeletionVectors' = 'true', "
+        "'parquet.block.size' = '65536')"
+    )  # many row groups per file
     table = f"delta.`{table_dir}`"
     keys_frame(spark, 0, 40000, 4).write.format("delta").mode("append").save(str(table_dir))
     spark.sql(f"DELETE FROM {table} WHERE id % 5 = 0")
-    assert spark.sql(f"DESCRIBE HISTORY {table}").where("operation = 'DELETE'").first()["operationMetrics"][
-        "numDeletionVectorsAdded"] != "0"
+    assert (
+        spark.sql(f"DESCRIBE HISTORY {table}")
+        .where("operation = 'DELETE'")
+        .first()["operationMetrics"]["numDeletionVectorsAdded"]
+        != "0"
+    )
     spark.conf.set("spark.databricks.delta.deletionVectors.useMetadataRowIndex", use_metadata_row_index)
     spark.conf.set("spark.sql.files.maxPartitionBytes", "200000")  # splits inside files
     try:
@@ -184,10 +224,13 @@ def test_deletion_vectors_keep_deleted_rows_deleted_when_files_are_skipped(
 
 @pytest.mark.parametrize("mode", ["name", "id"])
 def test_column_mapping_prunes_by_physical_column_after_rename_and_re_add(
-        spark: SparkSession, table_dir: Path, mode: str) -> None:
+    spark: SparkSession, table_dir: Path, mode: str
+) -> None:
     table = f"delta.`{table_dir}`"
-    spark.sql(f"CREATE TABLE {table} (id BIGINT, k STRING, p BIGINT) USING delta "
-              f"TBLPROPERTIES ('delta.columnMapping.mode' = '{mode}')")
+    spark.sql(
+        f"CREATE TABLE {table} (id BIGINT, k STRING, p BIGINT) USING delta "
+        f"TBLPROPERTIES ('delta.columnMapping.mode' = '{mode}')"
+    )
     spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('bloom_filter_columns' = 'k')")
     keys_frame(spark, 0, 4000, 4).write.format("delta").mode("append").save(str(table_dir))
     spark.sql(f"ALTER TABLE {table} RENAME COLUMN k TO old_k")
@@ -206,8 +249,10 @@ def test_column_mapping_prunes_by_physical_column_after_rename_and_re_add(
 
 def test_time_travel_change_data_feed_and_row_tracking(spark: SparkSession, table_dir: Path) -> None:
     table = f"delta.`{table_dir}`"
-    spark.sql(f"CREATE TABLE {table} (id BIGINT, k STRING, p BIGINT) USING delta TBLPROPERTIES "
-              "('bloom_filter_columns' = 'k', 'delta.enableChangeDataFeed' = 'true', 'delta.enableRowTracking' = 'true')")
+    spark.sql(
+        f"CREATE TABLE {table} (id BIGINT, k STRING, p BIGINT) USING delta TBLPROPERTIES "
+        "('bloom_filter_columns' = 'k', 'delta.enableChangeDataFeed' = 'true', 'delta.enableRowTracking' = 'true')"
+    )
     keys_frame(spark, 0, 3000, 3).write.format("delta").mode("append").save(str(table_dir))
     spark.sql(f"UPDATE {table} SET k = 'changed' WHERE id = 42")
     key = key_of(spark, 42)
@@ -231,9 +276,16 @@ def test_explain_metrics_and_last_pruning_show_delta_pruning(spark: SparkSession
         finally:
             spark.conf.unset("spark.sql.adaptive.enabled")
     assert checked(spark, query)[1] | {"probe_time_ms": 0, "filter_bytes_read": 0} == {
-        "files_total": 4, "files_skipped": 3, "row_groups_total": 4, "row_groups_skipped": 3,
-        "join_keys": 0, "probe_time_ms": 0, "filter_bytes_read": 0, "files_covered_by_index": 0,
-        "files_skipped_by_index": 0}
+        "files_total": 4,
+        "files_skipped": 3,
+        "row_groups_total": 4,
+        "row_groups_skipped": 3,
+        "join_keys": 0,
+        "probe_time_ms": 0,
+        "filter_bytes_read": 0,
+        "files_covered_by_index": 0,
+        "files_skipped_by_index": 0,
+    }
     spark.conf.set("spark.sparkbloom.enabled", "false")
     try:
         plan = spark.sql("EXPLAIN " + query).first()[0]
@@ -243,8 +295,13 @@ def test_explain_metrics_and_last_pruning_show_delta_pruning(spark: SparkSession
 
 
 def test_inspect_sees_only_the_current_files_under_table_names(spark: SparkSession, table_dir: Path) -> None:
-    (keys_frame(spark, 0, 2000, 4).write.format("delta").option("bloom_filter_columns", "k")
-     .option("delta.columnMapping.mode", "name").save(str(table_dir)))
+    (
+        keys_frame(spark, 0, 2000, 4)
+        .write.format("delta")
+        .option("bloom_filter_columns", "k")
+        .option("delta.columnMapping.mode", "name")
+        .save(str(table_dir))
+    )
     spark.sql(f"OPTIMIZE delta.`{table_dir}`")
     on_disk = {p.name for p in table_dir.rglob("*.parquet")}
     report = sparkbloom.inspect(spark, str(table_dir), ["k"]).collect()

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
 """A randomized differential test over Delta tables that change: appends, MERGE, UPDATE and
 DELETE (with deletion vectors where enabled), OPTIMIZE, a column renamed and a new column
 of the old name (column mapping), and time travel to every earlier version.
@@ -29,8 +31,16 @@ OFF = {"spark.sparkbloom.enabled": "false", "spark.sql.parquet.filterPushdown": 
 SEED = int(os.environ.get("SPARKBLOOM_TEST_SEED", random.randrange(1 << 30)))
 FILTERED = ["k", "n", "d", "amt"]
 QUERIES_PER_VERSION = 10
-SCHEMA = StructType([StructField("id", LongType()), StructField("k", StringType()), StructField("n", IntegerType()),
-                     StructField("d", DateType()), StructField("amt", DecimalType(12, 2)), StructField("p", IntegerType())])
+SCHEMA = StructType(
+    [
+        StructField("id", LongType()),
+        StructField("k", StringType()),
+        StructField("n", IntegerType()),
+        StructField("d", DateType()),
+        StructField("amt", DecimalType(12, 2)),
+        StructField("p", IntegerType()),
+    ]
+)
 
 
 class Table:
@@ -40,9 +50,11 @@ class Table:
         self.spark, self.path, self.rng = spark, str(path), rng
         self.name = f"delta.`{path}`"
         self.columns = {c: c for c in ["id", "k", "n", "d", "amt", "p"]}  # table name -> twin's key
-        spark.sql(f"CREATE TABLE {self.name} (id BIGINT, k STRING, n INT, d DATE, amt DECIMAL(12, 2), p INT) "
-                  f"USING delta PARTITIONED BY (p) TBLPROPERTIES ('delta.columnMapping.mode' = '{mapping}', "
-                  f"'delta.enableDeletionVectors' = '{str(deletion_vectors).lower()}', 'parquet.block.size' = '16384')")
+        spark.sql(
+            f"CREATE TABLE {self.name} (id BIGINT, k STRING, n INT, d DATE, amt DECIMAL(12, 2), p INT) "
+            f"USING delta PARTITIONED BY (p) TBLPROPERTIES ('delta.columnMapping.mode' = '{mapping}', "
+            f"'delta.enableDeletionVectors' = '{str(deletion_vectors).lower()}', 'parquet.block.size' = '16384')"
+        )
         spark.sql(f"ALTER TABLE {self.name} SET TBLPROPERTIES ('bloom_filter_columns' = '{', '.join(FILTERED)}')")
         self.rows: dict[int, dict[str, Any]] = {}
         # each version's rows and its column names (table name -> twin's key)
@@ -59,12 +71,19 @@ class Table:
     def new_rows(self, count: int) -> list[dict[str, Any]]:
         out = []
         for _ in range(count):
-            out.append({"id": self.next_id, "k": self.rng.choice([None, f"key-{self.rng.randrange(10**9)}",
-                                                                  f"clé-é-{self.rng.randrange(10**6)}"]),
-                        "n": self.rng.choice([None, self.rng.randrange(-2**31, 2**31)]),
-                        "d": dt.date(1900, 1, 1) + dt.timedelta(days=self.rng.randrange(80000)),
-                        "amt": decimal.Decimal(self.rng.randrange(-10**11, 10**11)) / 100,
-                        "p": self.rng.randrange(3), "k2": None})
+            out.append(
+                {
+                    "id": self.next_id,
+                    "k": self.rng.choice(
+                        [None, f"key-{self.rng.randrange(10**9)}", f"clé-é-{self.rng.randrange(10**6)}"]
+                    ),
+                    "n": self.rng.choice([None, self.rng.randrange(-(2**31), 2**31)]),
+                    "d": dt.date(1900, 1, 1) + dt.timedelta(days=self.rng.randrange(80000)),
+                    "amt": decimal.Decimal(self.rng.randrange(-(10**11), 10**11)) / 100,
+                    "p": self.rng.randrange(3),
+                    "k2": None,
+                }
+            )
             self.next_id += 1
         return out
 
@@ -103,9 +122,14 @@ class Table:
         existing = self.rng.sample(sorted(self.rows), min(len(self.rows), 100))
         changed = [dict(self.rows[i], k=f"m-{self.rng.randrange(10**6)}", n=self.rng.randrange(1000)) for i in existing]
         rows = changed + self.new_rows(200)
-        (DeltaTable.forPath(self.spark, self.path).alias("t")
-         .merge(self.frame(rows).alias("s"), f"t.{self.table_name('id')} = s.{self.table_name('id')}")
-         .whenMatchedUpdateAll().whenNotMatchedInsertAll().execute())
+        (
+            DeltaTable.forPath(self.spark, self.path)
+            .alias("t")
+            .merge(self.frame(rows).alias("s"), f"t.{self.table_name('id')} = s.{self.table_name('id')}")
+            .whenMatchedUpdateAll()
+            .whenNotMatchedInsertAll()
+            .execute()
+        )
         self.rows.update({r["id"]: r for r in rows})
         return f"merge {len(rows)}"
 
@@ -139,9 +163,11 @@ def literal(value: Any) -> str:
     return str(value)
 
 
-def random_predicate(table: Table, columns: dict[str, str], rows: dict[int, dict[str, Any]],
-                     rng: random.Random) -> tuple[str, Any]:
+def random_predicate(
+    table: Table, columns: dict[str, str], rows: dict[int, dict[str, Any]], rng: random.Random
+) -> tuple[str, Any]:
     """A SQL predicate over `columns` (table name -> twin's key) and the same test over a twin row."""
+
     def one() -> tuple[str, Any]:
         name = rng.choice([c for c, k in columns.items() if k in FILTERED + ["k2"]])
         key = columns[name]
@@ -150,12 +176,15 @@ def random_predicate(table: Table, columns: dict[str, str], rows: dict[int, dict
         shape = rng.choice(["=", "in", "<=>"])
         if shape == "in":
             values = [pool() for _ in range(rng.choice([2, 5, 30]))] + ([None] if rng.random() < 0.2 else [])
-            return (f"{name} IN ({', '.join(literal(v) for v in values)})",
-                    lambda r: r[key] is not None and r[key] in [v for v in values if v is not None])
+            return (
+                f"{name} IN ({', '.join(literal(v) for v in values)})",
+                lambda r: r[key] is not None and r[key] in [v for v in values if v is not None],
+            )
         value = pool()
         if shape == "<=>":  # NULL <=> NULL is true
             return f"{name} <=> {literal(value)}", lambda r: r[key] == value
         return f"{name} = {literal(value)}", lambda r: r[key] == value and value is not None
+
     sql, test = one()
     roll = rng.random()
     if roll < 0.2:
@@ -179,7 +208,8 @@ def ids(spark: SparkSession, query: str, conf: dict[str, str] | None = None) -> 
 
 @pytest.mark.parametrize("mapping,deletion_vectors", [("none", False), ("name", True), ("id", True)])
 def test_randomized_lookups_on_a_changing_delta_table_match_both_oracles(
-        spark: SparkSession, tmp_path: Path, mapping: str, deletion_vectors: bool) -> None:
+    spark: SparkSession, tmp_path: Path, mapping: str, deletion_vectors: bool
+) -> None:
     rng = random.Random(f"{SEED}-{mapping}")
     table = Table(spark, tmp_path / "t", rng, mapping, deletion_vectors)
     steps = ["append", "append", "merge", "delete", "update", "optimize", "merge"]

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom
 
 import scala.jdk.CollectionConverters._
@@ -28,25 +30,25 @@ object Inspection {
   private val DriverLimit = 32
 
   val InspectSchema: StructType = StructType(Seq(
-    StructField("file", StringType, nullable = false),
-    StructField("row_group", IntegerType, nullable = false),
-    StructField("column", StringType, nullable = false),
-    StructField("physical_type", StringType, nullable = false),
-    StructField("num_values", LongType, nullable = false),
-    StructField("has_filter", BooleanType, nullable = false),
-    StructField("filter_offset", LongType, nullable = false),
-    StructField("filter_bytes", LongType, nullable = false),
-    StructField("has_length", BooleanType, nullable = false),
-    StructField("estimated_ndv", DoubleType, nullable = true),
-    StructField("estimated_fpp", DoubleType, nullable = true),
-    StructField("dictionary_only", BooleanType, nullable = false),
-    StructField("problem", StringType, nullable = true)))
+      StructField("file", StringType, nullable = false),
+      StructField("row_group", IntegerType, nullable = false),
+      StructField("column", StringType, nullable = false),
+      StructField("physical_type", StringType, nullable = false),
+      StructField("num_values", LongType, nullable = false),
+      StructField("has_filter", BooleanType, nullable = false),
+      StructField("filter_offset", LongType, nullable = false),
+      StructField("filter_bytes", LongType, nullable = false),
+      StructField("has_length", BooleanType, nullable = false),
+      StructField("estimated_ndv", DoubleType, nullable = true),
+      StructField("estimated_fpp", DoubleType, nullable = true),
+      StructField("dictionary_only", BooleanType, nullable = false),
+      StructField("problem", StringType, nullable = true)))
 
   val ProbeSchema: StructType = StructType(Seq(
-    StructField("file", StringType, nullable = false),
-    StructField("row_group", IntegerType, nullable = false),
-    StructField("value", StringType, nullable = true),
-    StructField("might_contain", BooleanType, nullable = false)))
+      StructField("file", StringType, nullable = false),
+      StructField("row_group", IntegerType, nullable = false),
+      StructField("value", StringType, nullable = true),
+      StructField("might_contain", BooleanType, nullable = false)))
 
   /** One row per (file, row group, column) of the Parquet files under `path` (or of a table). */
   def inspect(spark: SparkSession, path: String, columns: java.util.List[String]): DataFrame = {
@@ -96,10 +98,11 @@ object Inspection {
         given.map { shown =>
           val literal = castText(shown, chunk.primitiveType, column, timeZone)
           val absent = lookup match {
-            case FilterLookup.Present(filter) => LiteralProbe.hashes(chunk.primitiveType, literal.dataType, literal.value) match {
-              case ProbeHashes.AnyOf(hashes) => !hashes.exists(filter.mightContain)
-              case ProbeHashes.Undecidable => false
-            }
+            case FilterLookup.Present(filter) =>
+              LiteralProbe.hashes(chunk.primitiveType, literal.dataType, literal.value) match {
+                case ProbeHashes.AnyOf(hashes) => !hashes.exists(filter.mightContain)
+                case ProbeHashes.Undecidable => false
+              }
             case _ => false
           }
           Row(file, rowGroup.ordinal, Option(shown.value).map(_ => shown.toString).orNull, !absent)
@@ -114,7 +117,7 @@ object Inspection {
       case (StringType, Some(target)) if literal.value != null =>
         val cast = Try(Cast(literal, target, Some(timeZone)).eval()).toOption.flatMap(Option(_))
         Literal(cast.getOrElse(throw new SparkBloomException(
-          s"'${literal.value}' cannot be probed in column '$name': it is not a ${target.simpleString}")), target)
+              s"'${literal.value}' cannot be probed in column '$name': it is not a ${target.simpleString}")), target)
       case _ => literal
     }
 
@@ -153,15 +156,18 @@ object Inspection {
       val path = locationOf(spark, pathOrTable)
       if (DeltaTables.isTableAt(spark, path)) {
         val state = DeltaTables.stateAt(spark, path).get
-        val toFile = state.leafPaths.map(p => p.mkString(".") -> state.columns.filePath(p).getOrElse(p).mkString(".")).toMap
+        val toFile =
+          state.leafPaths.map(p => p.mkString(".") -> state.columns.filePath(p).getOrElse(p).mkString(".")).toMap
         val toTable = toFile.map(_.swap)
         val current = spark.read.format("delta").load(path).inputFiles.toSeq.sorted
         Target(current, c => toFile.getOrElse(c, c), c => toTable.getOrElse(c, c))
       } else {
-        val files = try ParquetFileListing.list(path, conf).map(_.getPath.toString)
-        catch {
-          case e: java.io.FileNotFoundException => throw new SparkBloomException(s"path does not exist: $path (${e.getMessage})")
-        }
+        val files =
+          try ParquetFileListing.list(path, conf).map(_.getPath.toString)
+          catch {
+            case e: java.io.FileNotFoundException =>
+              throw new SparkBloomException(s"path does not exist: $path (${e.getMessage})")
+          }
         Target(files, identity, identity)
       }
     }
@@ -179,7 +185,8 @@ object Inspection {
       case PathTable(path) => Some(path.replace("``", "`"))
       case _ =>
         val asPath = new org.apache.hadoop.fs.Path(name)
-        if (scala.util.Try(asPath.getFileSystem(spark.sessionState.newHadoopConf()).exists(asPath)).getOrElse(false)) None
+        if (scala.util.Try(asPath.getFileSystem(spark.sessionState.newHadoopConf()).exists(asPath)).getOrElse(false))
+          None
         else scala.util.Try(spark.sessionState.sqlParser.parseTableIdentifier(name)).toOption
           .filter(spark.sessionState.catalog.tableExists)
           .map(id => spark.sessionState.catalog.getTableMetadata(id).location.toString)

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, DeltaWriteRule,
-  InspectionTableFunctions, JoinKeysStrategy, ScanPruningRule}
+import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, DeltaWriteRule, InspectionTableFunctions, JoinKeysStrategy, ScanPruningRule}
 
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.

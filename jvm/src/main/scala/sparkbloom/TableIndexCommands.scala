@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom
 
 import scala.jdk.CollectionConverters._
@@ -18,46 +20,49 @@ import sparkbloom.index.IndexBuilder
 object TableIndexCommands {
 
   val BuildSchema: StructType = StructType(Seq(
-    StructField("table", StringType, nullable = false),
-    StructField("files_indexed", IntegerType, nullable = false),
-    StructField("files_not_indexed", IntegerType, nullable = false),
-    StructField("segments", IntegerType, nullable = false),
-    StructField("rebuilt", BooleanType, nullable = false)))
+      StructField("table", StringType, nullable = false),
+      StructField("files_indexed", IntegerType, nullable = false),
+      StructField("files_not_indexed", IntegerType, nullable = false),
+      StructField("segments", IntegerType, nullable = false),
+      StructField("rebuilt", BooleanType, nullable = false)))
 
   val DescribeSchema: StructType = StructType(Seq(
-    StructField("table", StringType, nullable = false),
-    StructField("columns", ArrayType(StringType, containsNull = false), nullable = false),
-    StructField("fpp", DoubleType, nullable = false),
-    StructField("segments", IntegerType, nullable = false),
-    StructField("index_bytes", LongType, nullable = false),
-    StructField("files_total", IntegerType, nullable = false),
-    StructField("files_covered", IntegerType, nullable = false),
-    StructField("entries", IntegerType, nullable = false),
-    StructField("units", MapType(StringType, IntegerType, valueContainsNull = false), nullable = false),
-    StructField("blocks_per_unit", MapType(StringType, IntegerType, valueContainsNull = false), nullable = false),
-    StructField("max_estimated_fpp", MapType(StringType, DoubleType, valueContainsNull = false), nullable = false)))
+      StructField("table", StringType, nullable = false),
+      StructField("columns", ArrayType(StringType, containsNull = false), nullable = false),
+      StructField("fpp", DoubleType, nullable = false),
+      StructField("segments", IntegerType, nullable = false),
+      StructField("index_bytes", LongType, nullable = false),
+      StructField("files_total", IntegerType, nullable = false),
+      StructField("files_covered", IntegerType, nullable = false),
+      StructField("entries", IntegerType, nullable = false),
+      StructField("units", MapType(StringType, IntegerType, valueContainsNull = false), nullable = false),
+      StructField("blocks_per_unit", MapType(StringType, IntegerType, valueContainsNull = false), nullable = false),
+      StructField("max_estimated_fpp", MapType(StringType, DoubleType, valueContainsNull = false), nullable = false)))
 
   val DropSchema: StructType = StructType(Seq(
-    StructField("table", StringType, nullable = false),
-    StructField("dropped", BooleanType, nullable = false)))
+      StructField("table", StringType, nullable = false),
+      StructField("dropped", BooleanType, nullable = false)))
 
   /**
    * Indexes `columns` of the table's current files (null: refresh an existing index with
    * its own columns; only new or changed files are read). `fpp` null: the index's own, or
    * `spark.sparkbloom.write.fpp`.
    */
-  def build(spark: SparkSession, pathOrTable: String, columns: java.util.List[String], fpp: java.lang.Double): DataFrame = {
+  def build(
+      spark: SparkSession, pathOrTable: String, columns: java.util.List[String], fpp: java.lang.Double): DataFrame = {
     val root = rootOf(spark, pathOrTable)
     val built = IndexBuilder.build(spark, root, Option(columns).map(_.asScala.toSeq.map(_.trim)),
       Option(fpp).map(_.doubleValue))
-    one(spark, BuildSchema, Row(built.root.toString, built.filesIndexed, built.filesSkipped, built.segments, built.rebuilt))
+    one(spark, BuildSchema,
+      Row(built.root.toString, built.filesIndexed, built.filesSkipped, built.segments, built.rebuilt))
   }
 
   def describe(spark: SparkSession, pathOrTable: String): DataFrame = {
     val root = rootOf(spark, pathOrTable)
     val d = IndexBuilder.describe(spark, root).getOrElse(throw new SparkBloomException(s"there is no index at $root"))
-    one(spark, DescribeSchema, Row(d.root.toString, d.columns, d.fpp, d.segments, d.indexBytes, d.filesTotal,
-      d.filesCovered, d.entries, d.units, d.blocksPerUnit, d.maxEstimatedFpp))
+    one(spark, DescribeSchema,
+      Row(d.root.toString, d.columns, d.fpp, d.segments, d.indexBytes, d.filesTotal,
+        d.filesCovered, d.entries, d.units, d.blocksPerUnit, d.maxEstimatedFpp))
   }
 
   def drop(spark: SparkSession, pathOrTable: String): DataFrame = {
@@ -69,12 +74,14 @@ object TableIndexCommands {
     spark.createDataFrame(java.util.Collections.singletonList(row), schema)
 
   private def rootOf(spark: SparkSession, pathOrTable: String): Path = {
-    if (pathOrTable == null || pathOrTable.trim.isEmpty) throw new SparkBloomException("name a Parquet directory or table")
+    if (pathOrTable == null || pathOrTable.trim.isEmpty)
+      throw new SparkBloomException("name a Parquet directory or table")
     val location = Inspection.locationOf(spark, pathOrTable)
     val root = new Path(location)
     val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
     if (!fs.exists(root)) throw new SparkBloomException(s"path does not exist: $location")
-    if (!fs.getFileStatus(root).isDirectory) throw new SparkBloomException(s"an index belongs to a table directory, not a file: $location")
+    if (!fs.getFileStatus(root).isDirectory)
+      throw new SparkBloomException(s"an index belongs to a table directory, not a file: $location")
     if (DeltaTables.isTableAt(spark, location)) {
       throw new SparkBloomException(s"$location is a Delta table: table indexes cover plain Parquet tables only " +
         "(Delta tables get filters in their files: see the README)")

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, File}

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom
 
 import org.apache.spark.sql.DataFrame
@@ -16,8 +18,8 @@ object ScanPruning extends AdaptiveSparkPlanHelper {
   def of(plan: SparkPlan): Seq[PruningStats] = collectWithSubqueries(plan) {
     case p: BloomPruningExec => p.stats.toSeq
     case b: BatchScanExec => b.scan match {
-      case s: BloomParquetScan => s.stats.toSeq
-      case _ => Nil
-    }
+        case s: BloomParquetScan => s.stats.toSeq
+        case _ => Nil
+      }
   }.flatten
 }

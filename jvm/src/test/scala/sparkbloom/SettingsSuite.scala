@@ -1,10 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom
 
 import org.scalatest.funsuite.AnyFunSuite
 
 class SettingsSuite extends AnyFunSuite with SparkSessionSuite {
 
-  private val keys = Seq("spark.sparkbloom.enabled", "spark.sparkbloom.pruning.files", "spark.sparkbloom.pruning.rowGroups",
+  private val keys = Seq("spark.sparkbloom.enabled", "spark.sparkbloom.pruning.files",
+    "spark.sparkbloom.pruning.rowGroups",
     "spark.sparkbloom.pruning.parallelism", "spark.sparkbloom.pruning.executorProbingAbove",
     "spark.sparkbloom.cache.maxBytes", "spark.sparkbloom.join.enabled", "spark.sparkbloom.join.maxKeys",
     "spark.sparkbloom.index.enabled", "spark.sparkbloom.write.fpp", "spark.sparkbloom.write.maxBytes",
@@ -21,7 +24,8 @@ class SettingsSuite extends AnyFunSuite with SparkSessionSuite {
 
   test("a bad value is refused at SET, and queries keep working with the value before") {
     val bad = Seq("spark.sparkbloom.enabled" -> "yes", "spark.sparkbloom.pruning.parallelism" -> "0",
-      "spark.sparkbloom.write.fpp" -> "2", "spark.sparkbloom.write.maxBytes" -> "1", "spark.sparkbloom.join.maxKeys" -> "x")
+      "spark.sparkbloom.write.fpp" -> "2", "spark.sparkbloom.write.maxBytes" -> "1",
+      "spark.sparkbloom.join.maxKeys" -> "x")
     bad.foreach { case (key, value) =>
       val error = intercept[IllegalArgumentException](spark.sql(s"SET $key=$value"))
       assert(error.getMessage.contains(key), error.getMessage)

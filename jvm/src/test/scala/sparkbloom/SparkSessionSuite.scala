@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom
 
 import org.apache.spark.sql.SparkSession
@@ -15,7 +17,8 @@ trait SparkSessionSuite extends BeforeAndAfterAll { self: Suite =>
   /** Runs `body` with these session settings, then unsets them. */
   protected def withConf[T](settings: (String, String)*)(body: => T): T = {
     settings.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body finally settings.foreach { case (k, _) => spark.conf.unset(k) }
+    try body
+    finally settings.foreach { case (k, _) => spark.conf.unset(k) }
   }
 
   override protected def beforeAll(): Unit = {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import scala.util.control.NonFatal
@@ -27,7 +29,8 @@ final case class BloomCacheInvalidation(session: SparkSession) extends Rule[Logi
       case ClearCacheCommand => ProbeCache.shared.clear()
       case RefreshResource(path) => invalidate(Some(path))
       case RefreshTableCommand(table) => invalidate(tableLocation(table))
-      case RefreshTable(ResolvedTable(_, _, table, _)) => invalidate(Option(table.properties.get(TableCatalog.PROP_LOCATION)))
+      case RefreshTable(ResolvedTable(_, _, table, _)) =>
+        invalidate(Option(table.properties.get(TableCatalog.PROP_LOCATION)))
       case _ =>
     }
     plan

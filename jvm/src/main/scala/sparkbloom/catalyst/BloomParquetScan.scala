@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import scala.jdk.CollectionConverters._
@@ -30,7 +32,7 @@ import sparkbloom.shims.ParquetScanBase
  * columns, once the dynamic pruning subqueries have run, before Spark asks for partitions again.
  */
 final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFileIndex)
-  extends ParquetScanBase(base, index) with SupportsRuntimeV2Filtering {
+    extends ParquetScanBase(base, index) with SupportsRuntimeV2Filtering {
 
   override def filterAttributes(): Array[NamedReference] =
     base.readDataSchema.fieldNames.map(name => Expressions.column(name))
@@ -39,8 +41,9 @@ final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFil
   override def filter(predicates: Array[Predicate]): Unit = {
     val columns = predicates.toSeq.flatMap { p =>
       p.children().toSeq match {
-        case (column: NamedReference) +: (values @ (first: Literal[_]) +: _) if p.name() == "IN" &&
-            values.forall { case v: Literal[_] => v.dataType() == first.dataType(); case _ => false } =>
+        case (column: NamedReference) +: (values @ (first: Literal[_]) +: _)
+            if p.name() == "IN" &&
+              values.forall { case v: Literal[_] => v.dataType() == first.dataType(); case _ => false } =>
           val keys = values.map(_.asInstanceOf[Literal[_]].value()).filter(_ != null)
           Some(PointPredicate.ColumnIn(column.fieldNames().toSeq, first.dataType(), keys))
         case _ => None
@@ -54,7 +57,8 @@ final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFil
       partition.copy(files = partition.files.flatMap { file =>
         RowGroupSelection.in(file) match {
           case Some(selection) =>
-            val judged = file.otherConstantMetadataColumnValues + (RowGroupSelection.MetadataKey -> BloomParquetScan.Judged)
+            val judged =
+              file.otherConstantMetadataColumnValues + (RowGroupSelection.MetadataKey -> BloomParquetScan.Judged)
             selection.rangesWithin(file.start, file.length).map { case (start, length) =>
               file.copy(start = start, length = length, otherConstantMetadataColumnValues = judged)
             }
@@ -71,7 +75,8 @@ final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFil
 
   override def getMetaData(): Map[String, String] = {
     val decided =
-      try Some(index.pruner.describe(partitionFilters, dataFilters)(index.delegate.listFiles(partitionFilters, dataFilters)))
+      try Some(index.pruner.describe(partitionFilters, dataFilters)(index.delegate.listFiles(partitionFilters,
+              dataFilters)))
       catch { case NonFatal(_) => None } // the query itself will report a listing failure
     super.getMetaData() + ("BloomPruning" -> PruningMetrics.describe(decided))
   }
@@ -87,6 +92,7 @@ final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFil
 }
 
 private object BloomParquetScan {
+
   /** Marks a range of a judged file once its selection has been applied on the driver. */
   val Judged = "judged"
 
@@ -97,7 +103,8 @@ private object BloomParquetScan {
   final class ReaderFactory(
       override val options: FileSourceOptions,
       unjudged: FilePartitionReaderFactory,
-      judged: FilePartitionReaderFactory) extends FilePartitionReaderFactory {
+      judged: FilePartitionReaderFactory)
+      extends FilePartitionReaderFactory {
 
     private def forFile(file: PartitionedFile): FilePartitionReaderFactory =
       if (file.otherConstantMetadataColumnValues.contains(RowGroupSelection.MetadataKey)) judged else unjudged

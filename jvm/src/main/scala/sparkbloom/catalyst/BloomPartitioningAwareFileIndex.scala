@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import scala.collection.mutable
@@ -19,7 +21,7 @@ final class BloomPartitioningAwareFileIndex(
     options: Map[String, String],
     selectRowGroups: Boolean,
     fileColumns: FileColumns)
-  extends PartitioningAwareFileIndex(session, options, None) {
+    extends PartitioningAwareFileIndex(session, options, None) {
 
   val pruner = new ListingPruner(session, options, selectRowGroups, fileColumns,
     () => ListingPruner.indexRoots(delegate.rootPaths, delegate.partitionSchema.size))

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import scala.util.control.NonFatal
@@ -87,7 +89,7 @@ final case class BloomPruningExec(child: SparkPlan, joinKeys: Seq[Expression] = 
     val decided = for (s <- scan; index <- index) yield {
       val staticPartitionFilters = s.partitionFilters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
       try Some(index.pruner.describe(staticPartitionFilters, s.dataFilters)(
-        index.delegate.listFiles(staticPartitionFilters, s.dataFilters)))
+            index.delegate.listFiles(staticPartitionFilters, s.dataFilters)))
       catch { case NonFatal(_) => None } // the query itself will report a listing failure
     }
     PruningMetrics.describe(decided.flatten)

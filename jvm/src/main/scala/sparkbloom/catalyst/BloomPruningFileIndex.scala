@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import org.apache.hadoop.fs.Path
@@ -18,7 +20,8 @@ final class BloomPruningFileIndex(
     options: Map[String, String],
     selectRowGroups: Boolean,
     fileColumns: FileColumns,
-    useTableIndex: Boolean) extends FileIndex {
+    useTableIndex: Boolean)
+    extends FileIndex {
 
   val pruner = new ListingPruner(session, options, selectRowGroups, fileColumns,
     () => if (useTableIndex) ListingPruner.indexRoots(delegate.rootPaths, delegate.partitionSchema.size) else Nil)

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import scala.jdk.CollectionConverters._
@@ -45,7 +47,7 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
    */
   private def whenJudgeable(filters: Seq[Expression])(planned: => Seq[SparkPlan]): Seq[SparkPlan] =
     if (JoinKeys.subqueries(filters).nonEmpty ||
-        SparkBloomConf.enabled(session.sessionState.conf) && PointPredicate.fromFilters(filters).isDefined) planned
+      SparkBloomConf.enabled(session.sessionState.conf) && PointPredicate.fromFilters(filters).isDefined) planned
     else {
       PruningStats.recordLast(session, PruningStats.Empty)
       Nil
@@ -92,9 +94,9 @@ private[sparkbloom] object BloomScanStrategy {
    */
   def plansScan(plan: LogicalPlan): Boolean = plan match {
     case relation: LogicalRelation => relation.relation match {
-      case fs: HadoopFsRelation => plansRelation(fs)
-      case _ => false
-    }
+        case fs: HadoopFsRelation => plansRelation(fs)
+        case _ => false
+      }
     case relation: DataSourceV2ScanRelation => relation.scan.getClass == classOf[ParquetScan]
     case _ => false
   }
@@ -105,13 +107,13 @@ private[sparkbloom] object BloomScanStrategy {
   /** Names of the partition columns of a scan [[plansScan]] accepts. */
   def partitionColumns(plan: LogicalPlan): Seq[String] = plan match {
     case relation: LogicalRelation => relation.relation match {
-      case fs: HadoopFsRelation => fs.partitionSchema.fieldNames.toSeq
-      case _ => Nil
-    }
+        case fs: HadoopFsRelation => fs.partitionSchema.fieldNames.toSeq
+        case _ => Nil
+      }
     case relation: DataSourceV2ScanRelation => relation.scan match {
-      case scan: ParquetScan => scan.readPartitionSchema.fieldNames.toSeq
-      case _ => Nil
-    }
+        case scan: ParquetScan => scan.readPartitionSchema.fieldNames.toSeq
+        case _ => Nil
+      }
     case _ => Nil
   }
 }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import org.apache.spark.sql.{Row, SaveMode, SparkSession}
@@ -17,7 +19,8 @@ import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand
 private[sparkbloom] final case class CreateDeltaTableWithFilters(
     write: SaveIntoDataSourceCommand,
     path: String,
-    bloomOptions: Map[String, String]) extends LeafRunnableCommand {
+    bloomOptions: Map[String, String])
+    extends LeafRunnableCommand {
 
   override def run(session: SparkSession): Seq[Row] = {
     write.copy(query = LocalRelation(write.query.output)).run(session)

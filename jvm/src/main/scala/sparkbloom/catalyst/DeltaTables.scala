@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import java.util.Locale
@@ -96,7 +98,7 @@ private[sparkbloom] object DeltaTables {
     try target.getClass.getMethod(method).invoke(target)
     catch {
       case NonFatal(e) => throw new UnsupportedOperationException(
-        s"sparkbloom does not know this Delta Lake version: ${target.getClass.getName}.$method() failed ($e)", e)
+          s"sparkbloom does not know this Delta Lake version: ${target.getClass.getName}.$method() failed ($e)", e)
     }
 
   private def extendsClass(c: Class[_], name: String): Boolean =

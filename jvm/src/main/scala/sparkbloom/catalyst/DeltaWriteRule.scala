@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import java.util.Locale
@@ -61,7 +63,8 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
       }
     case a: AppendData if mentioned(a.writeOptions) => requireTableSettingsOf(a.writeOptions, a.table); a
     case o: OverwriteByExpression if mentioned(o.writeOptions) => requireTableSettingsOf(o.writeOptions, o.table); o
-    case o: OverwritePartitionsDynamic if mentioned(o.writeOptions) => requireTableSettingsOf(o.writeOptions, o.table); o
+    case o: OverwritePartitionsDynamic if mentioned(o.writeOptions) =>
+      requireTableSettingsOf(o.writeOptions, o.table); o
     case other => other
   }
 
@@ -83,7 +86,8 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
           "gives them when it creates the table: create it first, then set its filters with ALTER TABLE ... " +
           s"SET TBLPROPERTIES ('${BloomWriteOptions.Columns}' = '...')")
       }
-      val identityColumns = partitioning.filter(_.name == "identity").flatMap(_.references.map(_.fieldNames.mkString(".")))
+      val identityColumns =
+        partitioning.filter(_.name == "identity").flatMap(_.references.map(_.fieldNames.mkString(".")))
       val keys = keysFor(settings, schema, identityColumns, filePath = identity)
       resolved.copy(properties = resolved.properties ++ bloomOptions(writeOptions) ++ keys)
     case unresolved => unresolved

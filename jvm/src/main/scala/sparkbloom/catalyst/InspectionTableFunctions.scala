@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import scala.jdk.CollectionConverters._
@@ -25,9 +27,11 @@ object InspectionTableFunctions {
 
   val inspect: (FunctionIdentifier, ExpressionInfo, Builder) = (
     FunctionIdentifier("sparkbloom_inspect"),
-    info("sparkbloom_inspect", "_FUNC_(path[, 'col1,col2']) - one row per file, row group and column: its Bloom filter"),
+    info("sparkbloom_inspect",
+      "_FUNC_(path[, 'col1,col2']) - one row per file, row group and column: its Bloom filter"),
     args => {
-      if (args.isEmpty || args.size > 2) fail("sparkbloom_inspect takes a path and optionally a comma-separated column list")
+      if (args.isEmpty || args.size > 2)
+        fail("sparkbloom_inspect takes a path and optionally a comma-separated column list")
       Inspection.inspect(SparkSession.active, constant(args.head, "path"), args.lift(1).map(columnList).orNull)
         .queryExecution.analyzed
     })
@@ -47,11 +51,13 @@ object InspectionTableFunctions {
 
   val buildIndex: (FunctionIdentifier, ExpressionInfo, Builder) = (
     FunctionIdentifier("sparkbloom_build_index"),
-    info("sparkbloom_build_index", "_FUNC_(table[, 'col1,col2' or NULL[, fpp]]) - builds or refreshes the table's Bloom index"),
+    info("sparkbloom_build_index",
+      "_FUNC_(table[, 'col1,col2' or NULL[, fpp]]) - builds or refreshes the table's Bloom index"),
     args => {
       if (args.isEmpty || args.size > 3) fail("sparkbloom_build_index takes a table, optionally columns and an fpp")
-      val fpp = args.lift(2).filterNot(a => a.foldable && a.eval() == null).map(a => java.lang.Double.valueOf(scala.util.Try(constant(a, "fpp").toDouble)
-        .getOrElse(fail(s"the fpp must be a number, got ${a.sql}"))))
+      val fpp = args.lift(2).filterNot(a => a.foldable && a.eval() == null).map(a =>
+        java.lang.Double.valueOf(scala.util.Try(constant(a, "fpp").toDouble)
+            .getOrElse(fail(s"the fpp must be a number, got ${a.sql}"))))
       val columns = args.lift(1).filterNot(a => a.foldable && a.eval() == null).map(columnList)
       TableIndexCommands.build(SparkSession.active, constant(args.head, "table"), columns.orNull, fpp.orNull)
         .queryExecution.analyzed
@@ -65,8 +71,9 @@ object InspectionTableFunctions {
 
   val lastPruning: (FunctionIdentifier, ExpressionInfo, Builder) = (
     FunctionIdentifier("sparkbloom_last_pruning"),
-    info("sparkbloom_last_pruning", "_FUNC_() - what sparkbloom decided for the last Parquet scan this session " +
-      "planned: one row (none before the first scan)"),
+    info("sparkbloom_last_pruning",
+      "_FUNC_() - what sparkbloom decided for the last Parquet scan this session " +
+        "planned: one row (none before the first scan)"),
     args => {
       if (args.nonEmpty) fail("sparkbloom_last_pruning takes no arguments")
       val session = SparkSession.active
@@ -82,8 +89,8 @@ object InspectionTableFunctions {
       if (args.nonEmpty) fail("sparkbloom_version takes no arguments")
       val session = SparkSession.active
       val schema = StructType(Seq(StructField("version", StringType, nullable = false),
-        StructField("spark_line", StringType, nullable = false)))
-      session.createDataFrame(java.util.List.of(Row(SparkBloom.version, SparkBloom.sparkLine)), schema)
+          StructField("spark_line", StringType, nullable = false)))
+      session.createDataFrame(Seq(Row(SparkBloom.version, SparkBloom.sparkLine)).asJava, schema)
         .queryExecution.analyzed
     })
 
@@ -104,7 +111,8 @@ object InspectionTableFunctions {
     java.util.Arrays.asList(constant(e, "columns").split(",").map(_.trim): _*)
 
   private def constant(e: Expression, what: String): String =
-    if (e.foldable && e.eval() != null) e.eval().toString else fail(s"the $what must be a constant string, got ${e.sql}")
+    if (e.foldable && e.eval() != null) e.eval().toString
+    else fail(s"the $what must be a constant string, got ${e.sql}")
 
   private def fail(message: String): Nothing = throw new SparkBloomException(message)
 

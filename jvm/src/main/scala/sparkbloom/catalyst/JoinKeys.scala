@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -28,7 +30,8 @@ private[sparkbloom] object JoinKeys extends PredicateHelper {
 
   /** `plan` without sparkbloom's marker filters (a scan planned by Spark alone). */
   def withoutMarkers(plan: LogicalPlan): LogicalPlan = plan.transformDown {
-    case Filter(condition, child) if splitConjunctivePredicates(condition).forall(_.isInstanceOf[BloomJoinKeys]) => child
+    case Filter(condition, child) if splitConjunctivePredicates(condition).forall(_.isInstanceOf[BloomJoinKeys]) =>
+      child
   }
 
   /** `plan` with each marker replaced by the bare subquery, as Spark's V2 planning expects
@@ -52,11 +55,12 @@ private[sparkbloom] object JoinKeys extends PredicateHelper {
    * column says nothing, and only ever keeps more data.
    */
   def evaluated(subqueries: Seq[Expression], maxKeys: Int): Runtime =
-    of(subqueries.flatMap {
-      case DynamicPruningExpression(in: InSubqueryExec) =>
-        in.values().flatMap(values => PointPredicate.columnIn(in.child, values.toSeq))
-      case _ => None
-    }, maxKeys)
+    of(
+      subqueries.flatMap {
+        case DynamicPruningExpression(in: InSubqueryExec) =>
+          in.values().flatMap(values => PointPredicate.columnIn(in.child, values.toSeq))
+        case _ => None
+      }, maxKeys)
 
   /** A runtime predicate from per-column keys, counting the keys probed; a column with more
    *  than `maxKeys` keys is left out (probing it would cost more than it saves). */

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import org.apache.spark.sql.SparkSession
@@ -161,8 +163,9 @@ private[sparkbloom] object JoinKeysStrategy {
         val aliases = list.collect { case a: Alias => a.exprId -> a.child }.toMap
         resolve(child, e.transform { case a: Attribute if aliases.contains(a.exprId) => aliases(a.exprId) })
       case Filter(_, child) => resolve(child, e)
-      case scan if BloomScanStrategy.plansScan(scan) && PointPredicate.isColumn(e) &&
-          e.references.subsetOf(scan.outputSet) && !e.references.exists(isPartitionColumn(scan, _)) =>
+      case scan
+          if BloomScanStrategy.plansScan(scan) && PointPredicate.isColumn(e) &&
+            e.references.subsetOf(scan.outputSet) && !e.references.exists(isPartitionColumn(scan, _)) =>
         Some(scan -> e)
       case _ => None
     }

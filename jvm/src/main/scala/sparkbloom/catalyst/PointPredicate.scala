@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import org.apache.spark.sql.catalyst.expressions._
@@ -58,10 +60,10 @@ object PointPredicate {
     predicate match {
       case in: ColumnIn => resolve(in)
       case All(children) => children.flatMap(resolved(_)(resolve)) match {
-        case Seq() => None
-        case Seq(single) => Some(single)
-        case many => Some(All(many))
-      }
+          case Seq() => None
+          case Seq(single) => Some(single)
+          case many => Some(All(many))
+        }
       case AnyOf(children) =>
         val each = children.map(resolved(_)(resolve))
         if (each.forall(_.isDefined)) Some(AnyOf(each.flatten)) else None
@@ -83,7 +85,8 @@ object PointPredicate {
     // `col <=> NULL` means IS NULL, which filters say nothing about.
     case EqualNullSafe(ColumnPath(path, t), Literal(v, lt)) if v != null && lt == t => Some(ColumnIn(path, t, Seq(v)))
     case EqualNullSafe(Literal(v, lt), ColumnPath(path, t)) if v != null && lt == t => Some(ColumnIn(path, t, Seq(v)))
-    case In(ColumnPath(path, t), list) if list.nonEmpty && list.forall(l => l.isInstanceOf[Literal] && l.dataType == t) =>
+    case In(ColumnPath(path, t), list)
+        if list.nonEmpty && list.forall(l => l.isInstanceOf[Literal] && l.dataType == t) =>
       // NULL in an IN list never makes a row match; if nothing else is left, do not judge.
       val values = list.map(_.asInstanceOf[Literal].value).filter(_ != null)
       if (values.isEmpty) None else Some(ColumnIn(path, t, values))

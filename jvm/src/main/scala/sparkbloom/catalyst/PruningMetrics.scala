@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import org.apache.spark.sql.connector.metric.{CustomSumMetric, CustomTaskMetric}
@@ -11,7 +13,7 @@ import sparkbloom.read.PruningStats
  * descriptions on the `BloomPruning` node above the scan.
  */
 sealed abstract class PruningMetric(metricName: String, metricDescription: String, val valueOf: PruningStats => Long)
-  extends CustomSumMetric {
+    extends CustomSumMetric {
   override def name(): String = metricName
   override def description(): String = metricDescription
 
@@ -24,11 +26,11 @@ sealed abstract class PruningMetric(metricName: String, metricDescription: Strin
 final class FilesTotalMetric extends PruningMetric("bloomFilesTotal", "sparkbloom: files before pruning", _.filesTotal)
 final class FilesSkippedMetric extends PruningMetric("bloomFilesSkipped", "sparkbloom: files skipped", _.filesSkipped)
 final class RowGroupsTotalMetric
-  extends PruningMetric("bloomRowGroupsTotal", "sparkbloom: row groups judged", _.rowGroupsTotal)
+    extends PruningMetric("bloomRowGroupsTotal", "sparkbloom: row groups judged", _.rowGroupsTotal)
 final class RowGroupsSkippedMetric
-  extends PruningMetric("bloomRowGroupsSkipped", "sparkbloom: row groups skipped", _.rowGroupsSkipped)
+    extends PruningMetric("bloomRowGroupsSkipped", "sparkbloom: row groups skipped", _.rowGroupsSkipped)
 final class FilterBytesReadMetric
-  extends PruningMetric("bloomFilterBytesRead", "sparkbloom: filter bytes read", _.filterBytesRead)
+    extends PruningMetric("bloomFilterBytesRead", "sparkbloom: filter bytes read", _.filterBytesRead)
 final class JoinKeysMetric extends PruningMetric("bloomJoinKeys", "sparkbloom: join keys probed", _.joinKeys)
 final class ProbeTimeMetric extends PruningMetric("bloomProbeTimeMs", "sparkbloom: probe time (ms)", _.probeTimeMs)
 

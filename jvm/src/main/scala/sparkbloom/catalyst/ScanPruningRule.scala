@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import scala.util.control.NonFatal
@@ -34,7 +36,8 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
     case scan: FileSourceScanExec if isUnprunedDeltaScan(scan.relation) =>
       val columns = deltaColumns(scan.relation)
       if (judgeable(scan, columns)) {
-        BloomPruningExec(withIndex(scan, selectRowGroups = false, columns, scan.relation.fileFormat, useTableIndex = false))
+        BloomPruningExec(withIndex(scan, selectRowGroups = false, columns, scan.relation.fileFormat,
+            useTableIndex = false))
       } else {
         // as for the Parquet scans BloomScanStrategy passes over: the last pruning is none
         PruningStats.recordLast(session, PruningStats.Empty)
@@ -44,8 +47,9 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
       val conf = session.sessionState.conf
       val columns = FileColumns.ofParquetScan(conf, scan.relation.dataSchema)
       if (!judgeable(scan, columns)) scan
-      else BloomPruningExec(withIndex(scan, SparkBloomConf.pruneRowGroups(conf), columns, new BloomReadParquetFileFormat,
-        useTableIndex = true))
+      else
+        BloomPruningExec(withIndex(scan, SparkBloomConf.pruneRowGroups(conf), columns, new BloomReadParquetFileFormat,
+            useTableIndex = true))
   }
 
   /**

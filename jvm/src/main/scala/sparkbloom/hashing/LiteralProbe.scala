@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.hashing
 
 import java.math.{BigDecimal => JBigDecimal, BigInteger}
@@ -69,7 +71,8 @@ object LiteralProbe {
     (column.getPrimitiveTypeName, annotation) match {
       case (_, d: DecimalLogicalTypeAnnotation) => Some(DecimalType(d.getPrecision, d.getScale))
       case (INT32, _: DateLogicalTypeAnnotation) => Some(DateType)
-      case (INT64, t: TimestampLogicalTypeAnnotation) => Some(if (t.isAdjustedToUTC) TimestampType else TimestampNTZType)
+      case (INT64, t: TimestampLogicalTypeAnnotation) =>
+        Some(if (t.isAdjustedToUTC) TimestampType else TimestampNTZType)
       case (INT64, i: IntLogicalTypeAnnotation) if !i.isSigned => Some(DecimalType(20, 0))
       case (INT32 | INT64, null | _: IntLogicalTypeAnnotation) => Some(LongType)
       case (FLOAT, _) => Some(FloatType)
@@ -96,7 +99,8 @@ object LiteralProbe {
       case d: DecimalLogicalTypeAnnotation => stored(unscaled(literalType, literal, d.getScale), fitsSigned(_, bits))
       case i: IntLogicalTypeAnnotation if readsExactly(literalType, literal, i.getBitWidth, i.isSigned) =>
         stored(integral(literalType, literal), fitsInt(_, i.getBitWidth, i.isSigned))
-      case null if readsExactly(literalType, literal, bits, signed = true) => stored(integral(literalType, literal), fitsSigned(_, bits))
+      case null if readsExactly(literalType, literal, bits, signed = true) =>
+        stored(integral(literalType, literal), fitsSigned(_, bits))
       case _: DateLogicalTypeAnnotation if bits == 32 =>
         if (literalType == DateType) Some(Seq(Int.box(literal.asInstanceOf[Int]))) else None
       case t: TimestampLogicalTypeAnnotation if bits == 64 => timestamp(t, literalType, literal)
@@ -143,8 +147,9 @@ object LiteralProbe {
   private def exactlyFrom(literalType: DataType, literal: Any, asDouble: Double): Boolean =
     literalType match {
       case FloatType | DoubleType => true
-      case _ => integral(literalType, literal).exists(i => !asDouble.isInfinite &&
-        new JBigDecimal(asDouble).toBigIntegerExact == i)
+      case _ => integral(literalType, literal).exists(i =>
+          !asDouble.isInfinite &&
+            new JBigDecimal(asDouble).toBigIntegerExact == i)
     }
 
   private def byteArray(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): Stored =

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.hashing
 
 /** What to look for in a column's filter to learn whether one literal can be present. */

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.hashing
 
 import java.math.BigInteger
@@ -43,7 +45,8 @@ object RowValueHasher {
       case None => Right(build(dataType, timestampOutput, legacyFormat, rebase))
     }
 
-  private def build(dataType: DataType, timestampOutput: String, legacyFormat: Boolean, rebase: Rebase): RowValueHasher =
+  private def build(
+      dataType: DataType, timestampOutput: String, legacyFormat: Boolean, rebase: Rebase): RowValueHasher =
     dataType match {
       case ByteType => (row, i) => XxHash64.hashInt(row.getByte(i).toInt)
       case ShortType => (row, i) => XxHash64.hashInt(row.getShort(i).toInt)
@@ -68,7 +71,7 @@ object RowValueHasher {
         (row, i) => {
           val unscaled = row.getDecimal(i, d.precision, d.scale).toJavaBigDecimal.unscaledValue()
           XxHash64.hashBytes(DecimalBytes.fixedWidth(unscaled, width).getOrElse(
-            throw new IllegalStateException(s"decimal $unscaled does not fit $width bytes")))
+              throw new IllegalStateException(s"decimal $unscaled does not fit $width bytes")))
         }
       case other => throw new IllegalArgumentException(s"no hasher for ${other.simpleString}")
     }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.index
 
 import java.util.Locale
@@ -53,16 +55,19 @@ private[sparkbloom] object FileIndexer {
     val options = HadoopReadOptions.builder(conf, status.getPath).build()
     val identity = FileIdentity.of(status)
     val stream = input.newStream()
-    val footer = try FooterReader.read(input, options, stream, conf) finally stream.close()
+    val footer =
+      try FooterReader.read(input, options, stream, conf)
+      finally stream.close()
     val reader = ParquetFileReader.open(input, options)
     try {
       val schema = reader.getFooter.getFileMetaData.getSchema
       val leaves = schema.getColumns.asScala.toIndexedSeq
       // Encrypted columns are not indexed: the index is plaintext, and would tell anyone
       // without the key which values a file holds.
-      val resolved = columns.map(c => resolve(leaves, c, caseSensitive).filterNot { leaf =>
-        footer.rowGroups.exists(_.columns.get(leaf.getPath.mkString(".")).forall(_.encrypted))
-      })
+      val resolved = columns.map(c =>
+        resolve(leaves, c, caseSensitive).filterNot { leaf =>
+          footer.rowGroups.exists(_.columns.get(leaf.getPath.mkString(".")).forall(_.encrypted))
+        })
       val wanted = resolved.flatten.distinct
       // per column path: per row group of the footer, in order: distinct hashes
       val hashes = readHashes(reader, schema, wanted, footer.rowGroups.map(_.rowCount))
@@ -73,10 +78,12 @@ private[sparkbloom] object FileIndexer {
         case Some(leaf) =>
           val dotted = leaf.getPath.mkString(".")
           val perRowGroup = hashes(dotted)
-          val ambiguous = leaves.count(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT)) > 1
+          val ambiguous =
+            leaves.count(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT)) > 1
           val fileLevel = footer.rowGroups.nonEmpty && hasOwnFilters(input, footer, dotted, fpp)
           val units = if (fileLevel) IndexedSeq(distinct(perRowGroup.flatten.toArray)) else perRowGroup
-          val entry = IndexLayout.ColumnEntry(dotted, ambiguous, typeText(leaf.getPrimitiveType), 0, units.size, fileLevel)
+          val entry =
+            IndexLayout.ColumnEntry(dotted, ambiguous, typeText(leaf.getPrimitiveType), 0, units.size, fileLevel)
           IndexedColumn(entry, units.map(u => filterOf(u, fpp, maxBytes).toBitset))
       }
       Result(file, indexed.toIndexedSeq)
@@ -88,7 +95,8 @@ private[sparkbloom] object FileIndexer {
    * case-insensitively when the match is unique. Repeated leaves, booleans and INT96 are
    * not indexed: no equality on them can be judged by a filter.
    */
-  private def resolve(leaves: IndexedSeq[ColumnDescriptor], column: String, caseSensitive: Boolean): Option[ColumnDescriptor] = {
+  private def resolve(
+      leaves: IndexedSeq[ColumnDescriptor], column: String, caseSensitive: Boolean): Option[ColumnDescriptor] = {
     val matching =
       if (caseSensitive) leaves.filter(_.getPath.mkString(".") == column)
       else leaves.filter(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == column.toLowerCase(Locale.ROOT))
@@ -106,13 +114,14 @@ private[sparkbloom] object FileIndexer {
   private def hasOwnFilters(input: HadoopInputFile, footer: FooterSummary, column: String, fpp: Double): Boolean = {
     val stream = input.newStream()
     try footer.rowGroups.forall { rg =>
-      rg.columns.get(column).exists { chunk =>
-        BloomFilterIO.read(stream, input.getLength, chunk).lookup match {
-          case FilterLookup.Present(filter) => FilterEstimates.fpp(filter) <= fpp * OwnFilterSlack
-          case _ => false
+        rg.columns.get(column).exists { chunk =>
+          BloomFilterIO.read(stream, input.getLength, chunk).lookup match {
+            case FilterLookup.Present(filter) => FilterEstimates.fpp(filter) <= fpp * OwnFilterSlack
+            case _ => false
+          }
         }
       }
-    } finally stream.close()
+    finally stream.close()
   }
 
   /** The distinct hashes of each wanted column, per row group. */
@@ -196,7 +205,8 @@ private[sparkbloom] object FileIndexer {
   }
 
   private def filterOf(distinctHashes: Array[Long], fpp: Double, maxBytes: Int): SplitBlockBloomFilter = {
-    val ceiling = FilterSizing.largestPowerOfTwoAtMost(math.max(maxBytes, SplitBlockBloomFilter.BytesPerBlock).toLong).toInt
+    val ceiling =
+      FilterSizing.largestPowerOfTwoAtMost(math.max(maxBytes, SplitBlockBloomFilter.BytesPerBlock).toLong).toInt
     val filter = SplitBlockBloomFilter.powerOfTwoForDistinctValues(math.max(distinctHashes.length, 1).toLong, fpp,
       maxBytes = ceiling)
     distinctHashes.foreach(filter.insert)

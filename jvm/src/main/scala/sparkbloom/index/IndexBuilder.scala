@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.index
 
 import scala.util.control.NonFatal
@@ -45,13 +47,14 @@ private[sparkbloom] object IndexBuilder {
     val wanted = columns.orElse(existing.map(_.manifest.columns)).getOrElse(
       throw new SparkBloomException(s"there is no index at $qualifiedRoot to refresh: name the columns to index"))
     val targetFpp = fpp.orElse(existing.map(_.manifest.fpp)).getOrElse(SparkBloomConf.writeFpp(spark.sessionState.conf))
-    if (!(targetFpp > 0 && targetFpp < 1)) throw new SparkBloomException(s"the index fpp must be in (0, 1), got $targetFpp")
+    if (!(targetFpp > 0 && targetFpp < 1))
+      throw new SparkBloomException(s"the index fpp must be in (0, 1), got $targetFpp")
     val resolved = checkedColumns(spark, qualifiedRoot, wanted)
     val maxBytes = FilterSizing.largestPowerOfTwoAtMost(
       math.max(SparkBloomConf.writeMaxBytes(spark.sessionState.conf).toLong, SplitBlockBloomFilter.BytesPerBlock)).toInt
     val incremental = existing.filter { e =>
       e.manifest.columns.map(_.toLowerCase) == resolved.map(_.toLowerCase) && e.manifest.fpp == targetFpp &&
-        e.manifest.maxBytes == maxBytes && e.segments.size < MaxSegments
+      e.manifest.maxBytes == maxBytes && e.segments.size < MaxSegments
     }
     val files = ParquetFileListing.list(qualifiedRoot.toString, conf).toIndexedSeq
     val now = System.currentTimeMillis()
@@ -71,12 +74,14 @@ private[sparkbloom] object IndexBuilder {
     IndexLayout.writeManifest(fs, dir, Manifest(nextVersion, resolved, targetFpp, maxBytes, kept :+ segmentName))
     if (incremental.isEmpty) removeUnreferenced(fs, dir, (kept :+ segmentName).toSet, nextVersion)
     TableIndex.invalidate(dir.toString)
-    Built(qualifiedRoot, results.size, unsettled.size + (settled.size - results.size), kept.size + 1, incremental.isEmpty)
+    Built(qualifiedRoot, results.size, unsettled.size + (settled.size - results.size), kept.size + 1,
+      incremental.isEmpty)
   }
 
   /** The table's data columns named `wanted`, in their real case; fails on any bad name. */
   private def checkedColumns(spark: SparkSession, root: Path, wanted: Seq[String]): Seq[String] = {
-    if (wanted.isEmpty || wanted.exists(_.trim.isEmpty)) throw new SparkBloomException("name at least one column to index")
+    if (wanted.isEmpty || wanted.exists(_.trim.isEmpty))
+      throw new SparkBloomException("name at least one column to index")
     val relation = spark.read.parquet(root.toString).queryExecution.analyzed.collectFirst {
       case l: LogicalRelation if l.relation.isInstanceOf[HadoopFsRelation] => l.relation.asInstanceOf[HadoopFsRelation]
     }.getOrElse(throw new SparkBloomException(s"$root is not a Parquet table"))
@@ -103,7 +108,8 @@ private[sparkbloom] object IndexBuilder {
         try Some(FileIndexer.index(status, relativePath, columns, caseSensitive, fpp, maxBytes, shipped.value))
         catch {
           case NonFatal(e) =>
-            LoggerFactory.getLogger(getClass).warn(s"sparkbloom could not index ${status.getPath}; it stays unindexed: $e")
+            LoggerFactory.getLogger(getClass).warn(
+              s"sparkbloom could not index ${status.getPath}; it stays unindexed: $e")
             None
         }
       }.collect().toIndexedSeq
@@ -111,10 +117,12 @@ private[sparkbloom] object IndexBuilder {
   }
 
   /** Lines every unit of a column up to the largest unit's block count (within the ceiling). */
-  private def writeSegment(fs: FileSystem, path: Path, results: IndexedSeq[FileIndexer.Result], columns: Seq[String]): Unit = {
+  private def writeSegment(
+      fs: FileSystem, path: Path, results: IndexedSeq[FileIndexer.Result], columns: Seq[String]): Unit = {
     val data = columns.indices.map { c =>
       val perFile = results.map(_.columns(c))
-      val blocks = math.max(1, perFile.flatMap(_.bitsets).map(_.length / SplitBlockBloomFilter.BytesPerBlock).foldLeft(1)(math.max))
+      val blocks = math.max(1,
+        perFile.flatMap(_.bitsets).map(_.length / SplitBlockBloomFilter.BytesPerBlock).foldLeft(1)(math.max))
       var next = 0
       val entries = perFile.map { column =>
         val entry = if (column.entry.units == 0) ColumnEntry.NotCovered else column.entry.copy(firstUnit = next)
@@ -134,7 +142,9 @@ private[sparkbloom] object IndexBuilder {
       val name = p.getName
       val stale = (name.startsWith("segment-") && !live.contains(name)) ||
         (name.endsWith(".manifest") && name != s"v$version.manifest") || name.startsWith(".pending-")
-      if (stale) try fs.delete(p, false) catch { case NonFatal(_) => }
+      if (stale)
+        try fs.delete(p, false)
+        catch { case NonFatal(_) => }
     }
 
   def drop(spark: SparkSession, root: Path): Boolean = {
@@ -178,7 +188,7 @@ private[sparkbloom] object IndexBuilder {
     def perColumn[T](f: Seq[IndexLayout.SegmentColumn] => T): Map[String, T] =
       columns.groupBy(_.name).map { case (name, cs) => name -> f(cs) }
     Some(Description(qualifiedRoot, index.manifest.columns, index.manifest.fpp, index.segments.size, bytes, files.size,
-      files.count(f => index.freshEntryOf(f).isDefined), index.segments.map(_.directory.files.size).sum,
-      perColumn(_.map(_.maxUnitFpp).max), perColumn(_.map(_.numBlocks).max), perColumn(_.map(_.numUnits).sum)))
+        files.count(f => index.freshEntryOf(f).isDefined), index.segments.map(_.directory.files.size).sum,
+        perColumn(_.map(_.maxUnitFpp).max), perColumn(_.map(_.numBlocks).max), perColumn(_.map(_.numUnits).sum)))
   }
 }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.index
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream, IOException}
@@ -39,10 +41,11 @@ private[sparkbloom] object IndexLayout {
 
   /** The latest manifest's name and number under `dir`, if there is one. */
   def latestManifest(fs: FileSystem, dir: Path): Option[(Path, Long)] =
-    fs.listStatus(dir).toSeq.map(_.getPath).flatMap(p => p.getName match {
-      case ManifestName(n) => Some(p -> n.toLong)
-      case _ => None
-    }).sortBy(_._2).lastOption
+    fs.listStatus(dir).toSeq.map(_.getPath).flatMap(p =>
+      p.getName match {
+        case ManifestName(n) => Some(p -> n.toLong)
+        case _ => None
+      }).sortBy(_._2).lastOption
 
   final case class Manifest(version: Long, columns: Seq[String], fpp: Double, maxBytes: Int, segments: Seq[String])
 
@@ -60,7 +63,8 @@ private[sparkbloom] object IndexLayout {
     // Written aside and renamed: a reader never sees half a manifest.
     val pending = new Path(dir, s".pending-${java.util.UUID.randomUUID()}")
     val stream = fs.create(pending, false)
-    try stream.write(withCrc(bytes.toByteArray)) finally stream.close()
+    try stream.write(withCrc(bytes.toByteArray))
+    finally stream.close()
     if (fs.exists(target) || !fs.rename(pending, target)) {
       fs.delete(pending, false)
       throw new IOException(s"the index at $dir was changed by another writer ($target exists)")
@@ -72,7 +76,8 @@ private[sparkbloom] object IndexLayout {
     if (in.readInt() != ManifestMagic) throw new IOException(s"$path is not a sparkbloom index manifest")
     val stored = in.readLong()
     if (stored != version) throw new IOException(s"$path says it is version $stored")
-    Manifest(stored, fpp = in.readDouble(), maxBytes = in.readInt(), columns = readStrings(in), segments = readStrings(in))
+    Manifest(stored, fpp = in.readDouble(), maxBytes = in.readInt(), columns = readStrings(in),
+      segments = readStrings(in))
   }
 
   /** One indexed file, as the segment saw it. */
@@ -150,7 +155,8 @@ private[sparkbloom] object IndexLayout {
           crc(row, 0, row.length)
         }
         val shapes = column.entries.map(_.shapeKey).distinct
-        SegmentColumn(column.name, column.numBlocks, bitsets.size, offset, crcs, column.maxUnitFpp, shapes, column.entries)
+        SegmentColumn(column.name, column.numBlocks, bitsets.size, offset, crcs, column.maxUnitFpp, shapes,
+          column.entries)
       }
       val directoryOffset = out.getPos
       out.write(withCrc(encodeDirectory(SegmentDirectory(files, written.toIndexedSeq))))
@@ -185,7 +191,8 @@ private[sparkbloom] object IndexLayout {
   }
 
   /** One block row of a column: that block of every unit, checked against its CRC. */
-  def readRow(in: org.apache.hadoop.fs.FSDataInputStream, path: Path, column: SegmentColumn, block: Int): Array[Byte] = {
+  def readRow(
+      in: org.apache.hadoop.fs.FSDataInputStream, path: Path, column: SegmentColumn, block: Int): Array[Byte] = {
     val row = new Array[Byte](column.rowBytes)
     in.readFully(column.dataOffset + block.toLong * column.rowBytes, row)
     if (crc(row, 0, row.length) != column.rowCrcs(block)) {
@@ -259,7 +266,8 @@ private[sparkbloom] object IndexLayout {
         val index = in.readInt()
         if (index < 0 || index >= shapes.size) throw new IOException(s"an entry of column $name has no shape $index")
         val shape = shapes(index)
-        ColumnEntry(shape.fileColumn, shape.ambiguousCase, shape.primitiveType, in.readInt(), in.readInt(), in.readBoolean(),
+        ColumnEntry(shape.fileColumn, shape.ambiguousCase, shape.primitiveType, in.readInt(), in.readInt(),
+          in.readBoolean(),
           index)
       }
       entries.foreach { e =>
@@ -281,7 +289,8 @@ private[sparkbloom] object IndexLayout {
 
   private def readAll(fs: FileSystem, path: Path): Array[Byte] = {
     val in = fs.open(path)
-    try org.apache.commons.io.IOUtils.toByteArray(in) finally in.close()
+    try org.apache.commons.io.IOUtils.toByteArray(in)
+    finally in.close()
   }
 
   private def crc(bytes: Array[Byte], offset: Int, length: Int): Int = {
@@ -301,7 +310,8 @@ private[sparkbloom] object IndexLayout {
   private def checkedBytes(bytes: Array[Byte], what: String): Array[Byte] = {
     if (bytes.length < 4) throw new IOException(s"$what is truncated")
     val body = bytes.length - 4
-    if (java.nio.ByteBuffer.wrap(bytes, body, 4).getInt != crc(bytes, 0, body)) throw new IOException(s"$what fails its checksum")
+    if (java.nio.ByteBuffer.wrap(bytes, body, 4).getInt != crc(bytes, 0, body))
+      throw new IOException(s"$what fails its checksum")
     java.util.Arrays.copyOf(bytes, body)
   }
 }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.index
 
 import java.util.concurrent.{Executors, ThreadFactory}
@@ -22,7 +24,8 @@ import org.slf4j.LoggerFactory
  */
 private[sparkbloom] object IndexMaintenance {
   private val log = LoggerFactory.getLogger(getClass)
-  private val watched = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[SparkSession, java.lang.Boolean]())
+  private val watched =
+    java.util.Collections.synchronizedMap(new java.util.WeakHashMap[SparkSession, java.lang.Boolean]())
 
   private lazy val refresher = Executors.newSingleThreadExecutor(new ThreadFactory {
     def newThread(r: Runnable): Thread = {
@@ -78,6 +81,7 @@ private[sparkbloom] object IndexMaintenance {
     def inLogical(plan: LogicalPlan): Seq[InsertIntoHadoopFsRelationCommand] = plan.collect {
       case cmd: InsertIntoHadoopFsRelationCommand => cmd
     }
-    (try inPlan(qe.executedPlan) catch { case NonFatal(_) => Nil }) ++ inLogical(qe.analyzed)
+    (try inPlan(qe.executedPlan)
+    catch { case NonFatal(_) => Nil }) ++ inLogical(qe.analyzed)
   }
 }

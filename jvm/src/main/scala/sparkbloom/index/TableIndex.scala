@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.index
 
 import java.util.Locale
@@ -33,7 +35,9 @@ private[sparkbloom] final case class IndexVerdict(
 
 /** One segment as loaded: its directory, and its files by path relative to the table. */
 private[sparkbloom] final class LoadedSegment(val path: Path, val directory: SegmentDirectory) {
-  private val byPath: Map[String, Int] = directory.files.iterator.zipWithIndex.map { case (f, i) => f.relativePath -> i }.toMap
+  private val byPath: Map[String, Int] = directory.files.iterator.zipWithIndex.map { case (f, i) =>
+    f.relativePath -> i
+  }.toMap
   def fileOrdinal(relativePath: String): Option[Int] = byPath.get(relativePath)
   def file(ordinal: Int): IndexedFile = directory.files(ordinal)
 }
@@ -45,7 +49,8 @@ private[sparkbloom] final class LoadedSegment(val path: Path, val directory: Seg
  * normal way. A segment that cannot be read, or whose bits fail a checksum, answers
  * nothing: its files are judged the normal way too.
  */
-private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifest, val segments: IndexedSeq[LoadedSegment]) {
+private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifest,
+    val segments: IndexedSeq[LoadedSegment]) {
   import TableIndex._
 
   private val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
@@ -156,7 +161,8 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
             val column = segments(s).directory.columns(c)
             column.shapes.map { shape =>
               val named = shape.fileColumn.nonEmpty &&
-                (if (caseSensitive) shape.fileColumn == dotted else !shape.ambiguousCase && shape.fileColumn.equalsIgnoreCase(dotted))
+                (if (caseSensitive) shape.fileColumn == dotted
+                 else !shape.ambiguousCase && shape.fileColumn.equalsIgnoreCase(dotted))
               if (!named) None else Some(unitsOf(s, c, column, primitiveTypeOf(shape.primitiveType), in))
             }
           }
@@ -174,14 +180,14 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
           case All(children) => children.forall(eval(_, rowGroup))
           case AnyOf(children) => children.exists(eval(_, rowGroup))
           case in: ColumnIn => answers(leafNumbers.get(in)) match {
-            case Maybe => true
-            case WholeFile(may) => may
-            case PerRowGroup(units, first) => units.get(first + rowGroup)
-          }
+              case Maybe => true
+              case WholeFile(may) => may
+              case PerRowGroup(units, first) => units.get(first + rowGroup)
+            }
         }
         val complete = answers.forall(a => a.isInstanceOf[PerRowGroup] || a == WholeFile(false))
         Some(IndexVerdict(file.rowGroups, Array.tabulate(file.rowGroups)(eval(predicate, _)).toIndexedSeq,
-          file.midpoints, complete))
+            file.midpoints, complete))
       }
 
     private def answer(l: Int, s: Int, f: Int, file: IndexedFile): Answer =
@@ -213,7 +219,8 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
       }
 
     /** The units of a column that may hold a value of `in` stored as `primitive`; None if undecidable. */
-    private def unitsOf(s: Int, c: Int, column: SegmentColumn, primitive: PrimitiveType, in: ColumnIn): Option[java.util.BitSet] =
+    private def unitsOf(
+        s: Int, c: Int, column: SegmentColumn, primitive: PrimitiveType, in: ColumnIn): Option[java.util.BitSet] =
       if (in.fieldId.exists(id => !Option(primitive.getId).exists(_.intValue == id))) None
       else {
         val probes = in.values.map(v => RowGroupJudge.probe(primitive, in.dataType, v))
@@ -231,31 +238,35 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
      */
     private def unitsMayContain(s: Int, c: Int, column: SegmentColumn, hashes: Seq[Long]): java.util.BitSet =
       unitsByHashes.getOrElseUpdate((s, c, hashes), {
-        val units = new java.util.BitSet(column.numUnits)
-        try {
-          hashes.distinct.groupBy(SplitBlockBloomFilter.blockIndex(_, column.numBlocks)).foreach { case (block, inBlock) =>
-            val row = IndexLayout.readRow(stream(s), segments(s).path, column, block)
-            var u = 0
-            while (u < column.numUnits) {
-              val at = u * SplitBlockBloomFilter.BytesPerBlock
-              if (inBlock.exists(SplitBlockBloomFilter.blockMightContain(row, at, _))) units.set(u)
-              u += 1
+          val units = new java.util.BitSet(column.numUnits)
+          try {
+            hashes.distinct.groupBy(SplitBlockBloomFilter.blockIndex(_, column.numBlocks)).foreach {
+              case (block, inBlock) =>
+                val row = IndexLayout.readRow(stream(s), segments(s).path, column, block)
+                var u = 0
+                while (u < column.numUnits) {
+                  val at = u * SplitBlockBloomFilter.BytesPerBlock
+                  if (inBlock.exists(SplitBlockBloomFilter.blockMightContain(row, at, _))) units.set(u)
+                  u += 1
+                }
             }
+          } catch {
+            case NonFatal(e) =>
+              warnOnce(segments(s).path.toString,
+                s"sparkbloom ignores index segment ${segments(s).path}: $e; " +
+                  "its files are judged without it")
+              brokenSegments += s
+              units.set(0, column.numUnits)
           }
-        } catch {
-          case NonFatal(e) =>
-            warnOnce(segments(s).path.toString, s"sparkbloom ignores index segment ${segments(s).path}: $e; " +
-              "its files are judged without it")
-            brokenSegments += s
-            units.set(0, column.numUnits)
-        }
-        units
-      })
+          units
+        })
 
     private def stream(s: Int): FSDataInputStream =
       streams.getOrElseUpdate(s, segments(s).path.getFileSystem(conf).open(segments(s).path))
 
-    def close(): Unit = streams.values.foreach(in => try in.close() catch { case NonFatal(_) => })
+    def close(): Unit = streams.values.foreach(in =>
+      try in.close()
+      catch { case NonFatal(_) => })
   }
 }
 
@@ -268,7 +279,8 @@ private[sparkbloom] object TableIndex {
   private[sparkbloom] def warnOnce(key: String, message: String): Unit = if (warned.add(key)) log.warn(message)
 
   private def primitiveTypeOf(text: String): PrimitiveType =
-    parsedTypes.computeIfAbsent(text, t => MessageTypeParser.parseMessageType(s"message m { $t; }").getType(0).asPrimitiveType())
+    parsedTypes.computeIfAbsent(text,
+      t => MessageTypeParser.parseMessageType(s"message m { $t; }").getType(0).asPrimitiveType())
 
   /**
    * The index of the table at `root`, if it has one that can be read; loaded once per

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.io.EOFException
@@ -27,7 +29,8 @@ object BloomFilterIO {
     // Encrypted filters are AES-GCM modules: only parquet-java, with the key, reads them.
     if (chunk.encrypted) return Result(FilterLookup.Missing, 0)
     val offset = chunk.filterOffset
-    if (offset >= fileLength) return broken(s"bloom_filter_offset $offset is past the end of the file ($fileLength bytes)")
+    if (offset >= fileLength)
+      return broken(s"bloom_filter_offset $offset is past the end of the file ($fileLength bytes)")
     try {
       if (chunk.filterLength > 0) readWithLength(in, fileLength, offset, chunk.filterLength)
       else readWithoutLength(in, fileLength, offset)
@@ -53,9 +56,10 @@ object BloomFilterIO {
       case Left(invalid) => broken(invalid.reason, length)
       case Right(header) if header.headerLength.toLong + header.numBytes != length =>
         broken(s"bloom_filter_length $length disagrees with the header " +
-          s"(${header.headerLength} header bytes + numBytes ${header.numBytes})", length)
+            s"(${header.headerLength} header bytes + numBytes ${header.numBytes})", length)
       case Right(header) =>
-        Result(FilterLookup.Present(SplitBlockBloomFilter.fromBitset(bytes, header.headerLength, header.numBytes)), length)
+        Result(FilterLookup.Present(SplitBlockBloomFilter.fromBitset(bytes, header.headerLength, header.numBytes)),
+          length)
     }
   }
 
@@ -66,7 +70,8 @@ object BloomFilterIO {
       case Left(invalid) => broken(invalid.reason, probe)
       case Right(header) =>
         val end = offset + header.headerLength + header.numBytes
-        if (header.numBytes > MaxFilterBytes) broken(s"numBytes ${header.numBytes} is larger than $MaxFilterBytes", probe)
+        if (header.numBytes > MaxFilterBytes)
+          broken(s"numBytes ${header.numBytes} is larger than $MaxFilterBytes", probe)
         else if (end > fileLength) broken(s"numBytes ${header.numBytes} runs past the end of the file", probe)
         else {
           // The bitset may already be in the probe (small filters); otherwise a second read.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import org.apache.hadoop.conf.Configuration
@@ -43,6 +45,7 @@ final class BloomReadParquetFileFormat extends ParquetFileFormat {
 }
 
 object BloomReadParquetFileFormat {
+
   /** A reader configuration in which parquet-java does not read Bloom filters in tasks. */
   def withoutTaskFilters(hadoopConf: Configuration): Configuration = {
     val copy = new Configuration(hadoopConf)

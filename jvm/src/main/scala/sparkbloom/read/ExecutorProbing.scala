@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import org.apache.hadoop.conf.Configuration
@@ -35,17 +37,21 @@ private[sparkbloom] object ExecutorProbing {
     val tasks = math.max(1, math.min(files.size / FilesPerTask + 1, sc.defaultParallelism * 4))
     val previous = sc.getLocalProperty("spark.job.description")
     sc.setJobDescription(s"sparkbloom: probing the footers of ${files.size} files")
-    val results = try {
-      sc.parallelize(described, tasks).mapPartitions { slice =>
-        val statuses = slice.map { case (path, length, mtime) => new FileStatus(length, false, 0, 0, mtime, new Path(path)) }
-          .toIndexedSeq
-        // No decryption keys travel: the driver probes itself when a crypto factory is set.
-        val pruner = new FilePruner(conf.value, ProbeCache.shared, "", caseSensitive, legacyCalendarSession, parallelism)
-        val verdicts = pruner.judge(statuses, predicate)
-          .map(v => Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray)))
-        Iterator((verdicts, pruner.filterBytesRead))
-      }.collect()
-    } finally sc.setJobDescription(previous)
+    val results =
+      try {
+        sc.parallelize(described, tasks).mapPartitions { slice =>
+          val statuses = slice.map { case (path, length, mtime) =>
+            new FileStatus(length, false, 0, 0, mtime, new Path(path))
+          }
+            .toIndexedSeq
+          // No decryption keys travel: the driver probes itself when a crypto factory is set.
+          val pruner =
+            new FilePruner(conf.value, ProbeCache.shared, "", caseSensitive, legacyCalendarSession, parallelism)
+          val verdicts = pruner.judge(statuses, predicate)
+            .map(v => Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray)))
+          Iterator((verdicts, pruner.filterBytesRead))
+        }.collect()
+      } finally sc.setJobDescription(previous)
     val verdicts = results.iterator.flatMap(_._1).zip(files.iterator).map { case (c, status) =>
       FileVerdict(status, c.rowGroups, c.mayMatch.toIndexedSeq, c.midpoints.map(_.toIndexedSeq))
     }.toIndexedSeq

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import org.apache.hadoop.fs.{EtagSource, FileStatus, Path}
@@ -11,13 +13,15 @@ import org.apache.hadoop.fs.{EtagSource, FileStatus, Path}
  *
  * @param changeTime the local file's change time in nanoseconds, -1 where there is none
  */
-private[sparkbloom] final case class FileIdentity(length: Long, modificationTime: Long, etag: String, changeTime: Long) {
+private[sparkbloom] final case class FileIdentity(length: Long, modificationTime: Long, etag: String,
+    changeTime: Long) {
 
   /**
    * Whether a rewrite could keep every field: no etag and no change time (HDFS, for one),
    * and modified so recently that a second write within the same clock tick would not show.
    */
-  def unsettled(now: Long): Boolean = etag.isEmpty && changeTime < 0 && modificationTime > now - FileIdentity.SettleMillis
+  def unsettled(now: Long): Boolean =
+    etag.isEmpty && changeTime < 0 && modificationTime > now - FileIdentity.SettleMillis
 
   /** Same length, modification time and etag: the cheap part, from a listing alone. */
   def sameListing(status: FileStatus): Boolean =
@@ -25,6 +29,7 @@ private[sparkbloom] final case class FileIdentity(length: Long, modificationTime
 }
 
 private[sparkbloom] object FileIdentity {
+
   /** Files younger than this, on file systems without etags or change times, are not indexed. */
   val SettleMillis: Long = 10000L
 
@@ -39,10 +44,11 @@ private[sparkbloom] object FileIdentity {
   /** The inode change time of a `file:` path, in nanoseconds; -1 elsewhere or if unknown. */
   def changeTimeOf(path: Path): Long =
     if (path.toUri.getScheme != "file") -1L
-    else try {
-      java.nio.file.Files.getAttribute(java.nio.file.Paths.get(path.toUri), "unix:ctime")
-        .asInstanceOf[java.nio.file.attribute.FileTime].to(java.util.concurrent.TimeUnit.NANOSECONDS)
-    } catch {
-      case _: UnsupportedOperationException | _: IllegalArgumentException | _: java.io.IOException => -1L
-    }
+    else
+      try {
+        java.nio.file.Files.getAttribute(java.nio.file.Paths.get(path.toUri), "unix:ctime")
+          .asInstanceOf[java.nio.file.attribute.FileTime].to(java.util.concurrent.TimeUnit.NANOSECONDS)
+      } catch {
+        case _: UnsupportedOperationException | _: IllegalArgumentException | _: java.io.IOException => -1L
+      }
 }

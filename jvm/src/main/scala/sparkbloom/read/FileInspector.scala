@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import scala.jdk.CollectionConverters._
@@ -56,7 +58,8 @@ object FileInspector {
             val (ndv, fpp, bytes, problem) = lookup match {
               case FilterLookup.Present(f) =>
                 (FilterEstimates.distinctValues(f), FilterEstimates.fpp(f), f.numBytes.toLong, "")
-              case FilterLookup.Missing => (Double.NaN, Double.NaN, 0L, if (chunk.exists(_.encrypted)) "encrypted" else "")
+              case FilterLookup.Missing =>
+                (Double.NaN, Double.NaN, 0L, if (chunk.exists(_.encrypted)) "encrypted" else "")
               case FilterLookup.Broken(reason) => (Double.NaN, Double.NaN, 0L, reason)
             }
             ChunkReport(path, rowGroup, column, meta.getPrimitiveType.getPrimitiveTypeName.name, meta.getValueCount,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.util.concurrent.{Callable, ConcurrentHashMap, LinkedBlockingQueue, ThreadFactory, ThreadPoolExecutor, TimeUnit}
@@ -29,6 +31,7 @@ final case class FileVerdict(
     rowGroups: Int,
     mayMatch: IndexedSeq[Boolean],
     midpoints: Option[IndexedSeq[Long]] = None) {
+
   /** A file is read unless it was judged, has row groups, and every one is ruled out. */
   def keep: Boolean = rowGroups <= 0 || mayMatch.exists(identity)
   def ruledOut: Int = mayMatch.count(!_)
@@ -113,27 +116,29 @@ final class FilePruner(
             return FileVerdict(status, -1, IndexedSeq.empty)
         }
       val legacyCalendar = legacyCalendarSession || footer.writtenWithLegacyCalendar
-      val judge = new RowGroupJudge(footer, caseSensitive, legacyCalendar, (rowGroup, column) =>
-        cache.filter(key, rowGroup, column) {
-          val chunk = footer.rowGroups(rowGroup).columns(column)
-          val lookup =
-            try {
-              val result =
-                if (chunk.encrypted && chunk.hasFilter) file.decryptedFilter(rowGroup, column)
-                else BloomFilterIO.read(file.stream(), status.getLen, chunk)
-              filterBytes.addAndGet(result.bytesRead)
-              result.lookup
-            } catch {
-              case NonFatal(e) => FilterLookup.Broken(e.toString)
+      val judge = new RowGroupJudge(footer, caseSensitive, legacyCalendar,
+        (rowGroup, column) =>
+          cache.filter(key, rowGroup, column) {
+            val chunk = footer.rowGroups(rowGroup).columns(column)
+            val lookup =
+              try {
+                val result =
+                  if (chunk.encrypted && chunk.hasFilter) file.decryptedFilter(rowGroup, column)
+                  else BloomFilterIO.read(file.stream(), status.getLen, chunk)
+                filterBytes.addAndGet(result.bytesRead)
+                result.lookup
+              } catch {
+                case NonFatal(e) => FilterLookup.Broken(e.toString)
+              }
+            lookup match {
+              case FilterLookup.Broken(reason) =>
+                warnOnce(key.path, column,
+                  s"sparkbloom ignores the Bloom filter of column '$column' in " +
+                    s"${key.path}, row group $rowGroup: $reason; the data is read instead")
+              case _ =>
             }
-          lookup match {
-            case FilterLookup.Broken(reason) =>
-              warnOnce(key.path, column, s"sparkbloom ignores the Bloom filter of column '$column' in " +
-                s"${key.path}, row group $rowGroup: $reason; the data is read instead")
-            case _ =>
-          }
-          lookup
-        }, probe)
+            lookup
+          }, probe)
       val mayMatch = footer.rowGroups.map(judge.mayMatch(_, predicate))
       FileVerdict(status, footer.rowGroups.size, mayMatch, footer.splitMidpoints)
     } finally file.close()
@@ -219,7 +224,8 @@ object FilePruner {
       // The old pool is not shut down (a query may still use it); its idle threads time out.
       val counter = new AtomicInteger()
       val executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue[Runnable](), new ThreadFactory {
+        new LinkedBlockingQueue[Runnable](),
+        new ThreadFactory {
           def newThread(r: Runnable): Thread = {
             val t = new Thread(r, s"sparkbloom-probe-${counter.incrementAndGet()}")
             t.setDaemon(true)

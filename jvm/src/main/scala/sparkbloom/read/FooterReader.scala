@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.io.{ByteArrayInputStream, IOException}
@@ -39,7 +41,8 @@ private[sparkbloom] object FooterReader {
    * With a crypto factory configured, parquet-java itself parses the footer, exactly as in
    * a task: plaintext files may be refused, and encrypted columns need the keys.
    */
-  def read(input: InputFile, options: ParquetReadOptions, stream: SeekableInputStream, conf: Configuration): FooterSummary = {
+  def read(input: InputFile, options: ParquetReadOptions, stream: SeekableInputStream, conf: Configuration)
+      : FooterSummary = {
     val decryptionConfigured = conf.get(CryptoFactoryKey) != null
     val length = input.getLength
     if (length < 12) throw new IOException(s"$length bytes are too few for a Parquet file")

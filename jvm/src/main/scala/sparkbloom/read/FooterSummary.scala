@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import scala.jdk.CollectionConverters._
@@ -22,7 +24,8 @@ final case class FileKey(path: String, length: Long, modificationTime: Long, eta
 object FileKey {
   def of(status: org.apache.hadoop.fs.FileStatus, scope: String): FileKey = {
     val identity = FileIdentity.of(status)
-    FileKey(status.getPath.toString, identity.length, identity.modificationTime, identity.etag, scope, identity.changeTime)
+    FileKey(status.getPath.toString, identity.length, identity.modificationTime, identity.etag, scope,
+      identity.changeTime)
   }
 }
 
@@ -94,11 +97,12 @@ object FooterSummary {
     val primitive = c.getPrimitiveType
     val stats = Option(c.getStatistics)
       .filter(s => !s.isEmpty && s.hasNonNullValue && s.isSmallerThan(4096))
-      .filter(_ => primitive.getPrimitiveTypeName match {
-        case PrimitiveTypeName.FLOAT | PrimitiveTypeName.DOUBLE | PrimitiveTypeName.INT96 |
-            PrimitiveTypeName.BOOLEAN => false
-        case _ => true
-      })
+      .filter(_ =>
+        primitive.getPrimitiveTypeName match {
+          case PrimitiveTypeName.FLOAT | PrimitiveTypeName.DOUBLE | PrimitiveTypeName.INT96 |
+              PrimitiveTypeName.BOOLEAN => false
+          case _ => true
+        })
     ChunkSummary(
       primitive,
       stats.map(_.genericGetMin),

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import org.apache.hadoop.conf.Configuration
@@ -11,7 +13,8 @@ object ParquetFileListing {
     val root = new Path(path)
     val fs = root.getFileSystem(conf)
     def walk(status: FileStatus): Seq[FileStatus] =
-      if (status.isDirectory) fs.listStatus(status.getPath).toSeq.filter(visible).sortBy(_.getPath.toString).flatMap(walk)
+      if (status.isDirectory)
+        fs.listStatus(status.getPath).toSeq.filter(visible).sortBy(_.getPath.toString).flatMap(walk)
       else Seq(status)
     walk(fs.getFileStatus(root))
   }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.util.{LinkedHashMap => JLinkedHashMap}
@@ -23,6 +25,7 @@ final class ProbeCache(initialMaxBytes: Long) {
 
   private var maxBytes = initialMaxBytes
   private var usedBytes = 0L
+
   /** Counts invalidations, so that a load that overlapped one is not kept. */
   private var generation = 0L
   private val entries = new JLinkedHashMap[Key, Entry](1024, 0.75f, true)
@@ -85,6 +88,7 @@ final class ProbeCache(initialMaxBytes: Long) {
 }
 
 object ProbeCache {
+
   /** Files younger than this are read, not cached: a coarse clock could not tell a rewrite. */
   val SettleMillis: Long = FileIdentity.SettleMillis
 
@@ -108,8 +112,10 @@ object ProbeCache {
     else {
       val id = sessionIds.computeIfAbsent(session, _ => java.util.UUID.randomUUID().toString)
       val cryptoSettings = hadoopConf.iterator().asScala.map(e => e.getKey -> e.getValue)
-        .filter { case (k, _) => k.startsWith("parquet.crypto.") || k.startsWith("parquet.encryption.") ||
-          k.startsWith("parquet.decryption.") }
+        .filter { case (k, _) =>
+          k.startsWith("parquet.crypto.") || k.startsWith("parquet.encryption.") ||
+          k.startsWith("parquet.decryption.")
+        }
         .toSeq.sorted.mkString("\n")
       val digest = java.security.MessageDigest.getInstance("SHA-256")
         .digest(cryptoSettings.getBytes(java.nio.charset.StandardCharsets.UTF_8))

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 /**
@@ -24,10 +26,12 @@ final case class PruningStats(
   override def toString: String =
     s"files $filesSkipped of $filesTotal skipped, row groups $rowGroupsSkipped of $rowGroupsTotal ruled out, " +
       s"$filterBytesRead filter bytes read, $joinKeys join keys probed, $probeTimeMs ms" +
-      (if (filesCoveredByIndex > 0) s", table index: $filesSkippedByIndex of $filesCoveredByIndex covered files skipped" else "")
+      (if (filesCoveredByIndex > 0) s", table index: $filesSkippedByIndex of $filesCoveredByIndex covered files skipped"
+       else "")
 }
 
 object PruningStats {
+
   /** The names `last_pruning` and `sparkbloom_last_pruning()` report the figures under. */
   val Keys: Seq[String] = Seq("files_total", "files_skipped", "row_groups_total", "row_groups_skipped",
     "filter_bytes_read", "join_keys", "probe_time_ms", "files_covered_by_index", "files_skipped_by_index")

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.util.Locale
@@ -44,7 +46,8 @@ final class RowGroupJudge(
 
   // Per file, each value of an IN list is converted and hashed once per column type, not
   // once per row group; keys are the predicate's own nodes (identity: IN lists can be long).
-  private val probesByNode = new java.util.IdentityHashMap[ColumnIn, (PrimitiveType, Option[IndexedSeq[RowGroupJudge.Probe]])]()
+  private val probesByNode =
+    new java.util.IdentityHashMap[ColumnIn, (PrimitiveType, Option[IndexedSeq[RowGroupJudge.Probe]])]()
 
   /**
    * Whether any value of `in` may be in this chunk. Statistics pick the stored forms that
@@ -54,9 +57,10 @@ final class RowGroupJudge(
     val probes = probesOf(in, chunk.primitiveType)
     if (probes.isEmpty) true // some value cannot be judged in this column
     else {
-      val hashesInRange = probes.get.flatMap(p => p.stored.indices.collect {
-        case i if withinStatistics(chunk, p.stored(i)) => p.hashes(i)
-      })
+      val hashesInRange = probes.get.flatMap(p =>
+        p.stored.indices.collect {
+          case i if withinStatistics(chunk, p.stored(i)) => p.hashes(i)
+        })
       hashesInRange.nonEmpty && (filterOf(rowGroup.ordinal, column) match {
         case FilterLookup.Present(filter) => hashesInRange.exists(filter.mightContain)
         case _ => true

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 /**
@@ -38,6 +40,7 @@ final case class RowGroupSelection(midpoints: Array[Long], keep: Array[Boolean])
 }
 
 object RowGroupSelection {
+
   /** Key in a file's metadata map. */
   val MetadataKey = "sparkbloom_row_groups"
 

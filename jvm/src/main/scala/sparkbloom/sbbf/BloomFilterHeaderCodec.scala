@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.sbbf
 
 import java.io.ByteArrayOutputStream
@@ -108,7 +110,8 @@ object BloomFilterHeaderCodec {
       val fieldType = b & 0x0f
       if (fieldType == TStop) return (TStop, 0)
       val delta = b >>> 4
-      val id = if (delta != 0) lastId + delta else {
+      val id = if (delta != 0) lastId + delta
+      else {
         val raw = varint(3)
         ((raw >>> 1) ^ -(raw & 1)).toInt
       }

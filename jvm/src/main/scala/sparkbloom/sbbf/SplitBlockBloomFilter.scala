@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.sbbf
 
 import java.io.OutputStream
@@ -218,7 +220,8 @@ object SplitBlockBloomFilter {
     var w = 0
     while (w < WordsPerBlock) {
       val at = offset + 4 * w
-      val word = (bytes(at) & 0xff) | (bytes(at + 1) & 0xff) << 8 | (bytes(at + 2) & 0xff) << 16 | (bytes(at + 3) & 0xff) << 24
+      val word =
+        (bytes(at) & 0xff) | (bytes(at + 1) & 0xff) << 8 | (bytes(at + 2) & 0xff) << 16 | (bytes(at + 3) & 0xff) << 24
       if ((word & (1 << ((key * SaltArray(w)) >>> 27))) == 0) return false
       w += 1
     }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
 import org.apache.hadoop.mapreduce.{Job, TaskAttemptContext}
@@ -24,7 +26,7 @@ final class BloomParquetFileFormat(val spec: BloomWriteSpec) extends ParquetFile
     // INT96 cannot carry a filter; a filtered timestamp column makes this write use
     // TIMESTAMP_MICROS, which every reader (Spark included) reads as the same instant.
     if (BloomWriteOptions.needsMicros(spec, dataSchema) &&
-        conf.get(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "INT96").equalsIgnoreCase("INT96")) {
+      conf.get(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "INT96").equalsIgnoreCase("INT96")) {
       conf.set(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "TIMESTAMP_MICROS")
     }
     new OutputWriterFactory {

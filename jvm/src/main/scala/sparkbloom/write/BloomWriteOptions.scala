@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
 import java.util.Locale
@@ -52,10 +54,12 @@ object BloomWriteOptions {
       conf: SQLConf,
       timestampOutput: String): Option[BloomWriteSpec] = {
     val byKey = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> (k, v) }
-    val unknown = byKey.keys.filter(k => k.startsWith("bloom_filter_") && !known(k) &&
-      !k.startsWith(Fpp + ".") && !k.startsWith(Ndv + "."))
+    val unknown = byKey.keys.filter(k =>
+      k.startsWith("bloom_filter_") && !known(k) &&
+        !k.startsWith(Fpp + ".") && !k.startsWith(Ndv + "."))
     unknown.headOption.foreach { k =>
-      fail(s"unknown option '${byKey(k)._1}'; the options are $Columns, $Fpp, $Fpp.<column>, $Ndv.<column>, $MaxBytes, $ExactSize")
+      fail(
+        s"unknown option '${byKey(k)._1}'; the options are $Columns, $Fpp, $Fpp.<column>, $Ndv.<column>, $MaxBytes, $ExactSize")
     }
     val names = byKey.get(Columns).map(_._2).map(parseColumnList).getOrElse(Nil)
     val perColumnKeys = byKey.keys.filter(k => k.startsWith(Fpp + ".") || k.startsWith(Ndv + "."))
@@ -80,8 +84,9 @@ object BloomWriteOptions {
       }
       (name, path)
     }
-    columns.groupBy(_._2).collectFirst { case (path, dupes) if dupes.size > 1 =>
-      fail(s"column '${path.mkString(".")}' is named more than once in $Columns")
+    columns.groupBy(_._2).collectFirst {
+      case (path, dupes) if dupes.size > 1 =>
+        fail(s"column '${path.mkString(".")}' is named more than once in $Columns")
     }
     // parquet-java attaches a filter to every column chunk whose dotted path matches, so a
     // top-level `a.b` next to a struct field a.b would give one column the other's filter.
@@ -107,8 +112,8 @@ object BloomWriteOptions {
     val fpps = perColumn(Fpp).map { case (path, (key, value)) => path -> parseFpp(value, key) }
     val ndvs = perColumn(Ndv).map { case (path, (key, value)) => path -> parseNdv(value, key) }
     Some(BloomWriteSpec(columns.map { case (_, path) =>
-      BloomColumn(path, fpps.getOrElse(path, defaultFpp), ndvs.get(path))
-    }, maxBytes, exactSize))
+        BloomColumn(path, fpps.getOrElse(path, defaultFpp), ndvs.get(path))
+      }, maxBytes, exactSize))
   }
 
   private def fail(message: String): Nothing = throw new SparkBloomException(message)
@@ -146,7 +151,7 @@ object BloomWriteOptions {
       .filter(b => b >= SplitBlockBloomFilter.MinBytes && b <= SplitBlockBloomFilter.MaxBytes)
       .map(_.toInt)
       .getOrElse(fail(s"option '$key' must be a whole number of bytes between ${SplitBlockBloomFilter.MinBytes} " +
-        s"and ${SplitBlockBloomFilter.MaxBytes}, got '$value'"))
+          s"and ${SplitBlockBloomFilter.MaxBytes}, got '$value'"))
 
   private def parseBoolean(value: String, key: String): Boolean =
     value.trim.toLowerCase(Locale.ROOT) match {
@@ -156,7 +161,8 @@ object BloomWriteOptions {
     }
 
   /** The real-case field names of `name` in `schema`, following struct fields. */
-  private def resolvePath(name: String, schema: StructType, partitionColumns: Seq[String], conf: SQLConf): Seq[String] = {
+  private def resolvePath(
+      name: String, schema: StructType, partitionColumns: Seq[String], conf: SQLConf): Seq[String] = {
     val parts = Try(UnresolvedAttribute.parseAttributeName(name)).getOrElse(
       fail(s"'$name' in $Columns is not a valid column name"))
     if (parts.size == 1 && partitionColumns.exists(conf.resolver(_, parts.head))) {
@@ -171,7 +177,8 @@ object BloomWriteOptions {
             val where = if (i == 0) "the data being written" else s"struct '${parts.take(i).mkString(".")}'"
             fail(s"column '$name' in $Columns does not exist in $where; columns: ${struct.fieldNames.mkString(", ")}")
           }
-          if (matches.length > 1) fail(s"column '$name' in $Columns is ambiguous: ${matches.map(_.name).mkString(", ")}")
+          if (matches.length > 1)
+            fail(s"column '$name' in $Columns is ambiguous: ${matches.map(_.name).mkString(", ")}")
           current = matches.head.dataType
           matches.head.name
         case other =>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
 /**
@@ -8,6 +10,7 @@ package sparkbloom.write
  * @param ndvHint  distinct values per row group, if the user knows them
  */
 final case class BloomColumn(path: Seq[String], fpp: Double, ndvHint: Option[Long]) {
+
   /** The Parquet column path as parquet-java keys filters: names joined by dots. */
   def dottedPath: String = path.mkString(".")
 }
@@ -30,6 +33,7 @@ final case class BloomWriteSpec(columns: Seq[BloomColumn], maxBytes: Int, exactS
 }
 
 object BloomWriteSpec {
+
   /** Hadoop conf key under which a write's spec travels to the tasks. */
   val ConfKey = "sparkbloom.write.spec"
 
@@ -38,7 +42,8 @@ object BloomWriteSpec {
     // The settings lines come first; a spec missing one was not written by this version of
     // the jar (driver and executors must run the same one), so fail rather than guess.
     def setting(name: String): String = lines.find(_.startsWith(name + "=")).map(_.stripPrefix(name + "="))
-      .getOrElse(throw new IllegalStateException(s"sparkbloom write spec has no '$name': driver and executors run different jars?"))
+      .getOrElse(throw new IllegalStateException(
+          s"sparkbloom write spec has no '$name': driver and executors run different jars?"))
     val maxBytes = setting("maxBytes").toInt
     val exactSize = setting("exactSize").toBoolean
     val columns = lines.filter(_.startsWith("column=")).map { line =>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
 import java.util.{List => JList, Map => JMap}
@@ -115,6 +117,7 @@ private object ColumnCollector {
     ordinals += leafIndex
     val hasher = RowValueHasher.forType(struct(leafIndex).dataType, timestampOutput, legacy, rebase)
       .fold(reason => throw new IllegalStateException(s"${column.dottedPath}: $reason"), identity)
-    ColumnCollector(column, new ColumnFilterBuilder(column, maxBytes, exactSize), hasher, ordinals.result(), sizes.result())
+    ColumnCollector(column, new ColumnFilterBuilder(column, maxBytes, exactSize), hasher, ordinals.result(),
+      sizes.result())
   }
 }

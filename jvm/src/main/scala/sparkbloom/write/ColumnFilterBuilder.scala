@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
 import sparkbloom.sbbf.{FilterSizing, SplitBlockBloomFilter}
@@ -50,7 +52,8 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
 
   /** Grows the buffer, or drops duplicates, or (too many distinct hashes) moves to a filter. */
   private def makeRoom(): Unit =
-    if (hashes.length < BufferedHashes) hashes = java.util.Arrays.copyOf(hashes, math.min(BufferedHashes, 2 * hashes.length))
+    if (hashes.length < BufferedHashes)
+      hashes = java.util.Arrays.copyOf(hashes, math.min(BufferedHashes, 2 * hashes.length))
     else {
       buffered = sortedDistinct()
       if (buffered > BufferedHashes / 2) {
@@ -132,7 +135,8 @@ private[sparkbloom] object ColumnFilterBuilder {
       FilterSizing.largestPowerOfTwoAtMost(limit).toInt
     } else {
       val ceiling = math.max(1L, maxBytes.toLong / SplitBlockBloomFilter.BytesPerBlock)
-      val collect = math.max(ceiling, math.min(4 * ceiling, MaxCollectBytes.toLong / SplitBlockBloomFilter.BytesPerBlock))
+      val collect =
+        math.max(ceiling, math.min(4 * ceiling, MaxCollectBytes.toLong / SplitBlockBloomFilter.BytesPerBlock))
       mostDivisible(math.min(collect, hinted.getOrElse(Long.MaxValue)).toInt)
     }
   }

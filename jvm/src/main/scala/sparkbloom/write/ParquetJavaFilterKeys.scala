@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
 import scala.util.Try
@@ -15,7 +17,7 @@ private[sparkbloom] object ParquetJavaFilterKeys {
 
   /** Whether this parquet-java sizes filters by what it sees (1.14 and later). */
   lazy val adaptiveSizing: Boolean = Try(Class.forName(
-    "org.apache.parquet.column.values.bloomfilter.AdaptiveBlockSplitBloomFilter")).isSuccess
+      "org.apache.parquet.column.values.bloomfilter.AdaptiveBlockSplitBloomFilter")).isSuccess
 
   /**
    * The settings for `spec`, each column under its path in the files (`filePath`).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.shims
 
 /** Spark 4.0: parquet-java 1.15, the rebase mode still a string setting. */

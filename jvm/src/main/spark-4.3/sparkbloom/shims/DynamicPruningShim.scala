@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.shims
 
 import org.apache.spark.sql.catalyst.expressions.DynamicPruningSubquery

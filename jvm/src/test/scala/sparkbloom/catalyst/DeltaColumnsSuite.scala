@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import org.apache.spark.sql.types._
@@ -9,15 +11,16 @@ import sparkbloom.catalyst.PointPredicate.{All, AnyOf, ColumnIn}
 class DeltaColumnsSuite extends AnyFunSuite {
 
   private def field(name: String, dataType: DataType, physical: String, id: Long): StructField =
-    StructField(name, dataType, nullable = true, new MetadataBuilder()
-      .putString(DeltaColumns.PhysicalNameKey, physical).putLong(DeltaColumns.FieldIdKey, id).build())
+    StructField(name, dataType, nullable = true,
+      new MetadataBuilder()
+        .putString(DeltaColumns.PhysicalNameKey, physical).putLong(DeltaColumns.FieldIdKey, id).build())
 
   /** `k` was renamed to `old_k`, and a new `k` added: old files hold the first as `k`. */
   private val schema = StructType(Seq(
-    field("id", LongType, "id", 1),
-    field("old_k", StringType, "k", 2),
-    field("k", StringType, "col-7f3a", 5),
-    field("s", StructType(Seq(field("inner", IntegerType, "col-in", 4))), "col-s", 3)))
+      field("id", LongType, "id", 1),
+      field("old_k", StringType, "k", 2),
+      field("k", StringType, "col-7f3a", 5),
+      field("s", StructType(Seq(field("inner", IntegerType, "col-in", 4))), "col-s", 3)))
 
   private def in(path: String*) = ColumnIn(path, StringType, Seq("v"))
 

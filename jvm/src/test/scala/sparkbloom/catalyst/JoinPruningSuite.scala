@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
 import java.nio.file.Files
@@ -121,11 +123,13 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
       val rowsSeen = spark.sparkContext.longAccumulator
       spark.udf.register("seen", (_: Long) => { rowsSeen.add(1); true })
       views()
-      spark.range(0, 20, 1, 1).selectExpr("id * 37 + 11 AS user_id", "id").where("seen(id)").createOrReplaceTempView("keys")
+      spark.range(0, 20, 1, 1).selectExpr("id * 37 + 11 AS user_id", "id").where("seen(id)").createOrReplaceTempView(
+        "keys")
       val df = spark.sql("SELECT f.* FROM fact f JOIN keys k ON f.user_id = k.user_id")
       assert(df.collect().length == 20)
       assert(ScanPruning.of(df).exists(_.joinKeys == 20))
-      assert(rowsSeen.value == 20, s"adaptive $adaptive: the other side's 20 rows were computed ${rowsSeen.value / 20.0} times")
+      assert(rowsSeen.value == 20,
+        s"adaptive $adaptive: the other side's 20 rows were computed ${rowsSeen.value / 20.0} times")
     }
   }
 
@@ -136,7 +140,8 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
       val before = df.queryExecution.explainString(org.apache.spark.sql.execution.ExplainMode.fromString("simple"))
       assert(before.contains("BloomPruning") && before.contains("join keys: dynamicpruningexpression(user_id"), before)
       df.collect()
-      val node = df.queryExecution.executedPlan.collectFirst { case p: BloomPruningExec if p.joinKeys.nonEmpty => p }.get
+      val node =
+        df.queryExecution.executedPlan.collectFirst { case p: BloomPruningExec if p.joinKeys.nonEmpty => p }.get
       assert(node.metrics("bloomJoinKeys").value == 20)
       assert(node.metrics("bloomFilesSkipped").value > 0)
       assert(node.simpleString(100).contains("join keys 20"), node.simpleString(100))
@@ -169,7 +174,7 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
     assert(keyedScans("SELECT f.* FROM fact f JOIN dim d ON f.user_id = cast(d.user_id AS int) WHERE d.segment = 'a'")
       .map(_.joinKeys) == Seq(20))
     assert(keyedScans("SELECT f.* FROM fact f JOIN dim d ON cast(f.user_id AS string) = substr(d.email, 3) " +
-      "WHERE d.segment = 'a'").isEmpty)
+        "WHERE d.segment = 'a'").isEmpty)
   }
 
   test("files without filters are read; partitioned and catalog tables are pruned after partition pruning") {
@@ -184,7 +189,7 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
       .saveAsTable("fact_table")
     withConf("spark.sql.adaptive.enabled" -> "false") {
       val parted = checkedWith("SELECT p.* FROM parted p JOIN dim d ON p.user_id = d.user_id " +
-        "WHERE d.segment = 'a' AND p.bucket IN (1, 2)", "parted").filter(_.joinKeys > 0)
+          "WHERE d.segment = 'a' AND p.bucket IN (1, 2)", "parted").filter(_.joinKeys > 0)
       assert(parted.size == 1, parted)
       // partition pruning first: only buckets 1 and 2 are judged
       val all = spark.read.parquet(root + "/p").inputFiles.length
@@ -198,7 +203,7 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
   test("a LIMIT on the other side: never computed again for keys, so not probed (the broadcast does not match)") {
     val limited = "SELECT f.* FROM fact f WHERE f.user_id IN (SELECT user_id FROM dim WHERE segment = 'b' LIMIT 20)"
     withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1",
-        "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false") {
+      "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false") {
       assert(keyedScans(limited).isEmpty) // a second LIMIT 20 may pick other rows
     }
     // Spark's dynamic pruning plans the subquery's LIMIT on its own (a CollectLimit), which

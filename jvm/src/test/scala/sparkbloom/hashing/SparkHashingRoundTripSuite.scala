@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.hashing
 
 import java.math.{BigDecimal => JBigDecimal}
@@ -48,23 +50,33 @@ class SparkHashingRoundTripSuite extends AnyFunSuite with SparkSessionSuite {
     ("c_long", LongType, () => if (rnd.nextInt(10) == 0) Long.MaxValue else rnd.nextLong()),
     ("c_date", DateType, () => Date.valueOf(java.time.LocalDate.ofEpochDay(rnd.nextInt(200000) - 100000L))),
     ("c_ts", TimestampType, () => new Timestamp(rnd.nextLong() % 10000000000000L)),
-    ("c_ts_ntz", TimestampNTZType, () => LocalDateTime.of(1800 + rnd.nextInt(400), 1 + rnd.nextInt(12), 1, 0, 0)
-      .plusNanos(rnd.nextInt(1000000) * 1000L)),
-    ("c_float", FloatType, () => rnd.nextInt(8) match {
-      case 0 => Float.NaN; case 1 => -0.0f; case 2 => 0.0f; case _ => rnd.nextFloat() * 1e6f - 5e5f
-    }),
-    ("c_double", DoubleType, () => rnd.nextInt(8) match {
-      case 0 => Double.NaN; case 1 => -0.0; case 2 => Double.MaxValue; case _ => rnd.nextGaussian() * 1e9
-    }),
-    ("c_string", StringType, () => rnd.nextInt(6) match {
-      case 0 => ""; case 1 => "Zürich ☃ " + rnd.nextInt(); case _ => java.util.UUID.randomUUID().toString
-    }),
-    ("c_binary", BinaryType, () => Array.fill(rnd.nextInt(20))(rnd.nextInt(256).toByte)),
+    ("c_ts_ntz", TimestampNTZType,
+      () =>
+        LocalDateTime.of(1800 + rnd.nextInt(400), 1 + rnd.nextInt(12), 1, 0, 0)
+          .plusNanos(rnd.nextInt(1000000) * 1000L)),
+    ("c_float", FloatType,
+      () =>
+        rnd.nextInt(8) match {
+          case 0 => Float.NaN; case 1 => -0.0f; case 2 => 0.0f; case _ => rnd.nextFloat() * 1e6f - 5e5f
+        }),
+    ("c_double", DoubleType,
+      () =>
+        rnd.nextInt(8) match {
+          case 0 => Double.NaN; case 1 => -0.0; case 2 => Double.MaxValue; case _ => rnd.nextGaussian() * 1e9
+        }),
+    ("c_string", StringType,
+      () =>
+        rnd.nextInt(6) match {
+          case 0 => ""; case 1 => "Zürich ☃ " + rnd.nextInt(); case _ => java.util.UUID.randomUUID().toString
+        }), ("c_binary", BinaryType, () => Array.fill(rnd.nextInt(20))(rnd.nextInt(256).toByte)),
     ("c_dec_5_2", DecimalType(5, 2), () => randomDecimal(5, 2)),
-    ("c_dec_15_3", DecimalType(15, 3), () => if (rnd.nextInt(10) == 0) maxDecimal(15, 3, true) else randomDecimal(15, 3)),
+    ("c_dec_15_3", DecimalType(15, 3),
+      () => if (rnd.nextInt(10) == 0) maxDecimal(15, 3, true) else randomDecimal(15, 3)),
     ("c_dec_30_5", DecimalType(30, 5), () => randomDecimal(30, 5)),
-    ("c_dec_38_0", DecimalType(38, 0), () => if (rnd.nextInt(10) == 0) maxDecimal(38, 0, rnd.nextBoolean())
-      else randomDecimal(38, 0))
+    ("c_dec_38_0", DecimalType(38, 0),
+      () =>
+        if (rnd.nextInt(10) == 0) maxDecimal(38, 0, rnd.nextBoolean())
+        else randomDecimal(38, 0))
   )
 
   private val schema = StructType(columns.map { case (name, t, _) => StructField(name, t, nullable = true) })
@@ -74,7 +86,8 @@ class SparkHashingRoundTripSuite extends AnyFunSuite with SparkSessionSuite {
   }))
 
   /** Writes `data` into one file with parquet-java's filters on every column; its chunks by column. */
-  private def writeWithParquetJavaFilters(data: Seq[Row], conf: Map[String, String]): Map[String, ParquetFiles.Chunk] = {
+  private def writeWithParquetJavaFilters(
+      data: Seq[Row], conf: Map[String, String]): Map[String, ParquetFiles.Chunk] = {
     val dir = java.nio.file.Files.createTempDirectory("sparkbloom-roundtrip").toString
     conf.foreach { case (k, v) => spark.conf.set(k, v) }
     try {
@@ -95,7 +108,8 @@ class SparkHashingRoundTripSuite extends AnyFunSuite with SparkSessionSuite {
   private def checkRoundTrip(conf: Map[String, String], timestampOutput: String, legacy: Boolean): Unit = {
     val data = rows(300)
     val chunks = writeWithParquetJavaFilters(data, conf)
-    val internal = data.map(r => CatalystTypeConverters.convertToCatalyst(r).asInstanceOf[org.apache.spark.sql.catalyst.InternalRow])
+    val internal =
+      data.map(r => CatalystTypeConverters.convertToCatalyst(r).asInstanceOf[org.apache.spark.sql.catalyst.InternalRow])
     for (((name, dataType, _), ordinal) <- columns.zipWithIndex) {
       val chunk = chunks(name)
       val filter = chunk.filter.getOrElse(fail(s"$name: parquet-java wrote no filter"))
@@ -111,7 +125,7 @@ class SparkHashingRoundTripSuite extends AnyFunSuite with SparkSessionSuite {
           case ProbeHashes.Undecidable =>
             val v = row.get(ordinal, dataType)
             assert(v.isInstanceOf[Float] && v.asInstanceOf[Float].isNaN ||
-              v.isInstanceOf[Double] && v.asInstanceOf[Double].isNaN, s"$name: undecidable for $v")
+                v.isInstanceOf[Double] && v.asInstanceOf[Double].isNaN, s"$name: undecidable for $v")
         }
         checked += 1
       }
@@ -121,7 +135,8 @@ class SparkHashingRoundTripSuite extends AnyFunSuite with SparkSessionSuite {
   }
 
   /** For values never written: our probe's hash is parquet-java's hash of the stored form. */
-  private def checkAbsentValues(chunks: Map[String, ParquetFiles.Chunk], timestampOutput: String, legacy: Boolean): Unit = {
+  private def checkAbsentValues(
+      chunks: Map[String, ParquetFiles.Chunk], timestampOutput: String, legacy: Boolean): Unit = {
     def probe(name: String, t: DataType, external: Any): Seq[Long] = {
       val value = CatalystTypeConverters.createToCatalystConverter(t)(external)
       LiteralProbe.hashes(primitiveType(chunks(name)), t, value) match {
@@ -158,8 +173,10 @@ class SparkHashingRoundTripSuite extends AnyFunSuite with SparkSessionSuite {
       Seq(pj.hash(Binary.fromString("not there"))))
     assert(probe("c_binary", BinaryType, Array[Byte](1, 2, 3)) ==
       Seq(pj.hash(Binary.fromConstantByteArray(Array[Byte](1, 2, 3)))))
-    for ((name, p, s) <- Seq(("c_dec_5_2", 5, 2), ("c_dec_15_3", 15, 3), ("c_dec_30_5", 30, 5), ("c_dec_38_0", 38, 0))) {
-      for (d <- Seq(maxDecimal(p, s, negative = true), new JBigDecimal("-1").setScale(s), new JBigDecimal("12").setScale(s))) {
+    for ((name, p, s) <-
+        Seq(("c_dec_5_2", 5, 2), ("c_dec_15_3", 15, 3), ("c_dec_30_5", 30, 5), ("c_dec_38_0", 38, 0))) {
+      for (d <- Seq(maxDecimal(p, s, negative = true), new JBigDecimal("-1").setScale(s),
+          new JBigDecimal("12").setScale(s))) {
         assert(probe(name, DecimalType(p, s), d) == Seq(storedDecimal(name, d, p)), s"$name $d")
       }
     }
@@ -170,13 +187,14 @@ class SparkHashingRoundTripSuite extends AnyFunSuite with SparkSessionSuite {
   }
 
   test("standard layout, TIMESTAMP_MICROS: every written value is found, absent values hash like parquet-java") {
-    checkRoundTrip(Map("spark.sql.parquet.outputTimestampType" -> "TIMESTAMP_MICROS"), "TIMESTAMP_MICROS", legacy = false)
+    checkRoundTrip(Map("spark.sql.parquet.outputTimestampType" -> "TIMESTAMP_MICROS"), "TIMESTAMP_MICROS",
+      legacy = false)
   }
 
   test("legacy decimal layout, TIMESTAMP_MILLIS") {
     checkRoundTrip(Map(
-      "spark.sql.parquet.outputTimestampType" -> "TIMESTAMP_MILLIS",
-      "spark.sql.parquet.writeLegacyFormat" -> "true"), "TIMESTAMP_MILLIS", legacy = true)
+        "spark.sql.parquet.outputTimestampType" -> "TIMESTAMP_MILLIS",
+        "spark.sql.parquet.writeLegacyFormat" -> "true"), "TIMESTAMP_MILLIS", legacy = true)
   }
 
   test("types that cannot carry a filter are reported, not hashed") {

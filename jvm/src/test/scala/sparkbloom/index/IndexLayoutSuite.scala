@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.index
 
 import java.io.IOException
@@ -24,7 +26,8 @@ class IndexLayoutSuite extends AnyFunSuite {
   }
 
   private val files = IndexedSeq(
-    IndexedFile("a=1/part-0.parquet", FileIdentity(100, 5, "", 7), 2, Some(IndexedSeq(10L, 60L)), legacyCalendar = false),
+    IndexedFile("a=1/part-0.parquet", FileIdentity(100, 5, "", 7), 2, Some(IndexedSeq(10L, 60L)),
+      legacyCalendar = false),
     IndexedFile("part-1.parquet", FileIdentity(200, 6, "etag", -1), 1, None, legacyCalendar = true))
   private val entries = IndexedSeq(
     ColumnEntry("k", ambiguousCase = false, "optional int64 k", 0, 2, fileLevel = false),

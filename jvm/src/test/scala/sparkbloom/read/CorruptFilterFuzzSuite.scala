@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, File}
@@ -70,12 +72,14 @@ class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
     // file: flipped header bytes are case 3, and case 1 cannot happen.
     rnd.nextInt(6) match {
       case 1 if !TestShims.FilterLength.exists => mutate(rnd, bytes)
-      case 0 if TestShims.FilterLength.exists => // flip bytes of a header; detectable while bloom_filter_length is there
+      case 0
+          if TestShims.FilterLength.exists => // flip bytes of a header; detectable while bloom_filter_length is there
         val copy = bytes.clone()
         (0 to rnd.nextInt(3)).foreach(_ => copy(offset + rnd.nextInt(12)) = rnd.nextInt(256).toByte)
         (copy, false)
       case 1 => // bloom_filter_length changed
-        TestShims.FilterLength.set(target, if (rnd.nextBoolean()) interesting(rnd.nextInt(interesting.size)).toInt
+        TestShims.FilterLength.set(target,
+          if (rnd.nextBoolean()) interesting(rnd.nextInt(interesting.size)).toInt
           else TestShims.FilterLength.get(target).getOrElse(0) + rnd.nextInt(65) - 32)
         (withFooter(bytes, start, footer), false)
       case 2 => // bloom_filter_offset changed
@@ -146,8 +150,9 @@ class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
       // Expected: no sparkbloom and no parquet-java filtering in the tasks either, so that
       // neither reads the (corrupt) filters: a filter that lost rows cannot hide on both sides.
       def run(vanilla: Boolean): Seq[String] = {
-        val conf = if (vanilla) Seq("spark.sparkbloom.enabled" -> "false", "spark.sql.parquet.filterPushdown" -> "false")
-          else Nil
+        val conf = if (vanilla)
+          Seq("spark.sparkbloom.enabled" -> "false", "spark.sql.parquet.filterPushdown" -> "false")
+        else Nil
         conf.foreach { case (k, v) => spark.conf.set(k, v) }
         try spark.read.parquet(path).where(p).collect().map(_.toString).sorted.toSeq
         finally conf.foreach { case (k, _) => spark.conf.unset(k) }
@@ -160,8 +165,8 @@ class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
     val (bytes, _) = original
     val (start, footer) = footerOf(bytes)
     footer.getRow_groups.asScala.foreach(_.getColumns.asScala.map(_.getMeta_data)
-      .filter(m => m.isSetBloom_filter_offset && m.getPath_in_schema.asScala == Seq("k"))
-      .foreach(_.setBloom_filter_offset(bytes.length + 100L))) // past the end of the file
+        .filter(m => m.isSetBloom_filter_offset && m.getPath_in_schema.asScala == Seq("k"))
+        .foreach(_.setBloom_filter_offset(bytes.length + 100L))) // past the end of the file
     val file = new File(Files.createTempDirectory("broken").toFile, "broken.parquet")
     Files.write(file.toPath, withFooter(bytes, start, footer))
     val conf = new Configuration()

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.math.{BigDecimal => JBigDecimal}
@@ -118,10 +120,11 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
   /** What a TIMESTAMP_MILLIS file holds for a row: its timestamp floored to the millisecond. */
   private def asMillis(row: Row): Row = {
     val i = schema.fieldIndex("c_ts")
-    Row.fromSeq(row.toSeq.updated(i, row.get(i) match {
-      case t: Timestamp => new Timestamp(t.getTime) // getTime floors to the millisecond
-      case other => other
-    }))
+    Row.fromSeq(row.toSeq.updated(i,
+        row.get(i) match {
+          case t: Timestamp => new Timestamp(t.getTime) // getTime floors to the millisecond
+          case other => other
+        }))
   }
 
   /** The table's path and, in memory, every row as written. */
@@ -143,8 +146,9 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MILLIS")
     try {
       val options = Map("parquet.enable.dictionary" -> "false", "parquet.block.size" -> "16384") ++
-        (columns.map(_._1) :+ keyColumn).flatMap(n => Seq(s"parquet.bloom.filter.enabled#$n" -> "true",
-          s"parquet.bloom.filter.expected.ndv#$n" -> "300")) // without it, 1 MiB per chunk
+        (columns.map(_._1) :+ keyColumn).flatMap(n =>
+          Seq(s"parquet.bloom.filter.enabled#$n" -> "true",
+            s"parquet.bloom.filter.expected.ndv#$n" -> "300")) // without it, 1 MiB per chunk
       frame(native).write.mode("append").options(options).parquet(path)
     } finally {
       spark.conf.unset("spark.sql.parquet.writeLegacyFormat")
@@ -164,20 +168,20 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
   private def valueFor(name: String, t: DataType, present: Boolean): Any =
     if (name == keyColumn) (if (present) keys(rnd.nextInt(keys.size)) else rnd.nextLong())
     else if (present || rnd.nextInt(4) == 0) pools(name)(rnd.nextInt(pools(name).size))
-      else t match {
-        case ByteType => (rnd.nextInt(200) - 100).toByte
-        case ShortType => rnd.nextInt(30000).toShort
-        case IntegerType => rnd.nextInt()
-        case LongType => rnd.nextLong()
-        case FloatType => rnd.nextFloat()
-        case DoubleType => rnd.nextDouble()
-        case d: DecimalType => new JBigDecimal(BigInt(rnd.nextInt(1000000)).bigInteger, d.scale)
-        case StringType => "absent-" + rnd.nextInt()
-        case BinaryType => Array.fill[Byte](5)(rnd.nextInt(256).toByte)
-        case DateType => Date.valueOf(java.time.LocalDate.ofEpochDay(rnd.nextInt(50000)))
-        case TimestampType => new Timestamp(rnd.nextLong() % 100000000000000L)
-        case TimestampNTZType => LocalDateTime.of(1990 + rnd.nextInt(30), 1, 1, 0, 0, rnd.nextInt(60))
-      }
+    else t match {
+      case ByteType => (rnd.nextInt(200) - 100).toByte
+      case ShortType => rnd.nextInt(30000).toShort
+      case IntegerType => rnd.nextInt()
+      case LongType => rnd.nextLong()
+      case FloatType => rnd.nextFloat()
+      case DoubleType => rnd.nextDouble()
+      case d: DecimalType => new JBigDecimal(BigInt(rnd.nextInt(1000000)).bigInteger, d.scale)
+      case StringType => "absent-" + rnd.nextInt()
+      case BinaryType => Array.fill[Byte](5)(rnd.nextInt(256).toByte)
+      case DateType => Date.valueOf(java.time.LocalDate.ofEpochDay(rnd.nextInt(50000)))
+      case TimestampType => new Timestamp(rnd.nextLong() % 100000000000000L)
+      case TimestampNTZType => LocalDateTime.of(1990 + rnd.nextInt(30), 1, 1, 0, 0, rnd.nextInt(60))
+    }
 
   private def leaf(): Column = {
     val (name, t) = rnd.nextInt(12) match {
@@ -267,9 +271,10 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
       val (got, pruning) = actual(cases)
       for ((i, p) <- cases) {
         val (files, groups) = pruning(i)
-        assert(got(i) == want(i), s"${getClass.getSimpleName}, seed $seed, case $i: WHERE $p returned ${got(i).size} rows with sparkbloom, " +
-          s"the oracle ${want(i).size}; missing ${want(i).diff(got(i)).take(10)}, extra ${got(i).diff(want(i)).take(10)}; " +
-          s"files skipped $files, row groups skipped $groups")
+        assert(got(i) == want(i),
+          s"${getClass.getSimpleName}, seed $seed, case $i: WHERE $p returned ${got(i).size} rows with sparkbloom, " +
+            s"the oracle ${want(i).size}; missing ${want(i).diff(got(i)).take(10)}, extra ${got(i).diff(want(i)).take(10)}; " +
+            s"files skipped $files, row groups skipped $groups")
         if (want(i).nonEmpty) nonEmpty += 1
         if (files + groups > 0) pruned += 1
         filesSkipped += files
@@ -290,18 +295,22 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
   private val joinLayouts = Seq(
     "broadcast, adaptive" -> Seq("spark.sql.adaptive.enabled" -> "true"),
     "broadcast, not adaptive" -> Seq("spark.sql.adaptive.enabled" -> "false"),
-    "sort-merge, adaptive" -> Seq("spark.sql.adaptive.enabled" -> "true", "spark.sql.autoBroadcastJoinThreshold" -> "-1",
+    "sort-merge, adaptive" -> Seq("spark.sql.adaptive.enabled" -> "true",
+      "spark.sql.autoBroadcastJoinThreshold" -> "-1",
       "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false"),
     "sort-merge, not adaptive" -> Seq("spark.sql.adaptive.enabled" -> "false",
-      "spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false"))
+      "spark.sql.autoBroadcastJoinThreshold" -> "-1",
+      "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false"))
 
   /**
    * A join of `fact` with a small table of keys: some taken from written rows (present), some
    * drawn at random (mostly absent), a null now and then, on one or two key columns; as an
    * inner, semi, outer join or an `IN` subquery.
    */
-  private def joinQuery(fact: DataFrame, keyColumns: Seq[(String, DataType)], dimRows: Seq[Row], shape: Int): DataFrame = {
-    val dimSchema = StructType(StructField("d_id", LongType) +: keyColumns.indices.map(i => StructField(s"v$i", keyColumns(i)._2)))
+  private def joinQuery(
+      fact: DataFrame, keyColumns: Seq[(String, DataType)], dimRows: Seq[Row], shape: Int): DataFrame = {
+    val dimSchema =
+      StructType(StructField("d_id", LongType) +: keyColumns.indices.map(i => StructField(s"v$i", keyColumns(i)._2)))
     val dim = spark.createDataFrame(dimRows.asJava, dimSchema).as("d")
     val f = fact.as("f")
     val condition = keyColumns.indices.map(i => col(s"f.${keyColumns(i)._1}") === col(s"d.v$i")).reduce(_ && _)
@@ -349,9 +358,10 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
         val keyed = sparkbloom.ScanPruning.of(joined).filter(_.joinKeys > 0)
         if (keyed.nonEmpty) probed += 1
         if (keyed.exists(s => s.filesSkipped + s.rowGroupsSkipped > 0)) pruned += 1
-        assert(got == want, s"${getClass.getSimpleName}, seed $seed, join case $i ($layout, shape $shape, keys " +
-          s"${keyColumns.map(_._1)}, ${dimRows.size} key rows): ${got.size} rows with sparkbloom, the oracle " +
-          s"${want.size}; missing ${want.diff(got).take(5)}, extra ${got.diff(want).take(5)}")
+        assert(got == want,
+          s"${getClass.getSimpleName}, seed $seed, join case $i ($layout, shape $shape, keys " +
+            s"${keyColumns.map(_._1)}, ${dimRows.size} key rows): ${got.size} rows with sparkbloom, the oracle " +
+            s"${want.size}; missing ${want.diff(got).take(5)}, extra ${got.diff(want).take(5)}")
         if (want.nonEmpty) nonEmpty += 1
       } finally conf.foreach { case (k, _) => spark.conf.unset(k) }
     }
@@ -373,8 +383,9 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
         col("added") <=> lit(4L), col("k") === 3000000000L)) {
       def run(vanilla: Boolean) = {
         // vanilla: no sparkbloom and no parquet-java filtering in the tasks either
-        val conf = if (vanilla) Seq("spark.sparkbloom.enabled" -> "false", "spark.sql.parquet.filterPushdown" -> "false")
-          else Nil
+        val conf = if (vanilla)
+          Seq("spark.sparkbloom.enabled" -> "false", "spark.sql.parquet.filterPushdown" -> "false")
+        else Nil
         conf.foreach { case (k, v) => spark.conf.set(k, v) }
         try spark.read.schema(readSchema).parquet(path).where(p).collect().map(_.toString).sorted.toSeq
         finally conf.foreach { case (k, _) => spark.conf.unset(k) }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.nio.file.Files
@@ -28,7 +30,8 @@ class EncryptionSuite extends AnyFunSuite with SparkSessionSuite {
 
   private def withKeys[T](body: => T): T = {
     keys.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body finally keys.keys.foreach(spark.conf.unset)
+    try body
+    finally keys.keys.foreach(spark.conf.unset)
   }
 
   private lazy val table: String = withKeys {
@@ -94,7 +97,8 @@ class EncryptionSuite extends AnyFunSuite with SparkSessionSuite {
     withKeys {
       val conf = spark.sessionState.newHadoopConf()
       val file = new Path(ParquetFiles.dataFiles(table).head.toURI)
-      val reader = ParquetFileReader.open(HadoopInputFile.fromPath(file, conf), HadoopReadOptions.builder(conf, file).build())
+      val reader =
+        ParquetFileReader.open(HadoopInputFile.fromPath(file, conf), HadoopReadOptions.builder(conf, file).build())
       try {
         val column = reader.getFooter.getBlocks.get(0).getColumns.asScala.find(_.getPath.toDotString == "k").get
         val filter = reader.readBloomFilter(column)
@@ -112,7 +116,8 @@ class EncryptionSuite extends AnyFunSuite with SparkSessionSuite {
       assert(spark.read.parquet(table).where(col("k") === 777L).count() == 0)
       assert(SparkBloom.lastPruning(spark).asScala("files_skipped") == 4L)
       assert(spark.read.parquet(table).where(col("k") === 777L).count() == 0)
-      assert(SparkBloom.lastPruning(spark).asScala("filter_bytes_read") == 0L, "the second query is served by the cache")
+      assert(SparkBloom.lastPruning(spark).asScala("filter_bytes_read") == 0L,
+        "the second query is served by the cache")
     }
     // with the schema given, nothing but the pruning and the read itself touches the files
     val other = spark.newSession()

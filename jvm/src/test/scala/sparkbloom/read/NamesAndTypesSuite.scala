@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.nio.file.Files
@@ -18,7 +20,8 @@ class NamesAndTypesSuite extends AnyFunSuite with SparkSessionSuite {
   private def vanilla[T](body: => T): T = {
     spark.conf.set("spark.sparkbloom.enabled", "false")
     spark.conf.set("spark.sql.parquet.filterPushdown", "false")
-    try body finally {
+    try body
+    finally {
       spark.conf.unset("spark.sparkbloom.enabled")
       spark.conf.unset("spark.sql.parquet.filterPushdown")
     }
@@ -42,8 +45,8 @@ class NamesAndTypesSuite extends AnyFunSuite with SparkSessionSuite {
 
   test("a top-level column named a.b next to a struct field a.b cannot get a filter") {
     val schema = StructType(Seq(
-      StructField("a.b", LongType),
-      StructField("a", StructType(Seq(StructField("b", LongType))))))
+        StructField("a.b", LongType),
+        StructField("a", StructType(Seq(StructField("b", LongType))))))
     val df = spark.createDataFrame(java.util.Collections.singletonList(Row(1L, Row(2L))), schema)
     Seq("`a.b`", "a.b").foreach { name =>
       val e = intercept[SparkBloomException](df.write.option("bloom_filter_columns", name).parquet(dir("dotted")))

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.nio.file.Files
@@ -24,7 +26,8 @@ class PruningSuite extends AnyFunSuite with SparkSessionSuite {
     path
   }
 
-  private def stats(): Map[String, Long] = SparkBloom.lastPruning(spark).asScala.map { case (k, v) => k -> v.longValue }.toMap
+  private def stats(): Map[String, Long] =
+    SparkBloom.lastPruning(spark).asScala.map { case (k, v) => k -> v.longValue }.toMap
 
   private def filesRead(df: DataFrame): Long = {
     df.collect()
@@ -46,14 +49,16 @@ class PruningSuite extends AnyFunSuite with SparkSessionSuite {
     assert(filesRead(present) <= 2 && stats()("files_skipped") >= 6)
   }
 
-  test("with Spark's field-id matching on (Delta's extension turns it on), scans without ids prune, scans with ids are not judged") {
+  test(
+    "with Spark's field-id matching on (Delta's extension turns it on), scans without ids prune, scans with ids are not judged") {
     // Spark's own Parquet pushdown matches names even when reading by id (it drops the row
     // here without sparkbloom): it is off, so that only sparkbloom's judgement is tested
     withConf("spark.sql.parquet.fieldId.read.enabled" -> "true", "spark.sql.parquet.filterPushdown" -> "false") {
       val absent = spark.read.parquet(table).where(col("user_id") === 123456789L)
       assert(filesRead(absent) == 0 && stats()("files_skipped") == 20)
       // Spark reads file column `a` (id 1) as `b`: judging `b` by the file's `b` would lose the row
-      def withId(name: String, id: Long) = org.apache.spark.sql.types.StructField(name, org.apache.spark.sql.types.LongType,
+      def withId(
+          name: String, id: Long) = org.apache.spark.sql.types.StructField(name, org.apache.spark.sql.types.LongType,
         nullable = true, new org.apache.spark.sql.types.MetadataBuilder().putLong("parquet.field.id", id).build())
       val path = Files.createTempDirectory("sparkbloom-ids").toString + "/t"
       val written = org.apache.spark.sql.types.StructType(Seq(withId("a", 1), withId("b", 2)))

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.nio.file.Files
@@ -62,7 +64,8 @@ class RebaseSuite extends AnyFunSuite with SparkSessionSuite {
    */
   private lazy val unlabelled: String = {
     val written = Files.createTempDirectory("sparkbloom-rebase-pj").toString + "/t"
-    withConf("spark.sql.parquet.datetimeRebaseModeInWrite" -> "LEGACY", "spark.sql.parquet.outputTimestampType" ->
+    withConf("spark.sql.parquet.datetimeRebaseModeInWrite" -> "LEGACY",
+      "spark.sql.parquet.outputTimestampType" ->
         "TIMESTAMP_MICROS") {
       spark.read.parquet(legacyTable).repartitionByRange(20, col("d"))
         .write.option("parquet.bloom.filter.enabled#d", "true").option("parquet.bloom.filter.enabled#ts", "true")

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import org.apache.parquet.format.{ColumnChunk, ColumnMetaData, CompressionCodec, FileMetaData, RowGroup, Type}
@@ -6,7 +8,8 @@ import org.scalatest.funsuite.AnyFunSuite
 class RowGroupSelectionSuite extends AnyFunSuite {
 
   private def rowGroup(dataPage: Long, dictionaryPage: Option[Long], chunkSize: Long, total: Option[Long]): RowGroup = {
-    val meta = new ColumnMetaData(Type.INT64, java.util.Collections.emptyList(), java.util.Collections.singletonList("k"), CompressionCodec.UNCOMPRESSED,
+    val meta = new ColumnMetaData(Type.INT64, java.util.Collections.emptyList(),
+      java.util.Collections.singletonList("k"), CompressionCodec.UNCOMPRESSED,
       10L, chunkSize, chunkSize, dataPage)
     dictionaryPage.foreach(meta.setDictionary_page_offset)
     val chunk = new ColumnChunk(dataPage)
@@ -17,12 +20,13 @@ class RowGroupSelectionSuite extends AnyFunSuite {
   }
 
   test("split midpoints follow parquet-java's rule on the raw footer") {
-    val meta = new FileMetaData(1, java.util.Collections.emptyList(), 30L, java.util.Arrays.asList(
-      rowGroup(4, None, 100, Some(100)),          // 4 + 50
-      rowGroup(140, Some(104), 100, Some(100)),   // dictionary first: 104 + 50
-      rowGroup(210, Some(0), 100, Some(100)),     // a dictionary offset of 0 counts: 0 + 50
-      rowGroup(310, None, 100, Some(300)),        // the row group's own size, not its chunks': 310 + 150
-      rowGroup(410, None, 80, None)))             // without it, the chunks' sum: 410 + 40
+    val meta = new FileMetaData(1, java.util.Collections.emptyList(), 30L,
+      java.util.Arrays.asList(
+        rowGroup(4, None, 100, Some(100)), // 4 + 50
+        rowGroup(140, Some(104), 100, Some(100)), // dictionary first: 104 + 50
+        rowGroup(210, Some(0), 100, Some(100)), // a dictionary offset of 0 counts: 0 + 50
+        rowGroup(310, None, 100, Some(300)), // the row group's own size, not its chunks': 310 + 150
+        rowGroup(410, None, 80, None))) // without it, the chunks' sum: 410 + 40
     assert(FooterReader.splitMidpoints(meta).contains(IndexedSeq(54L, 154L, 50L, 460L, 450L)))
     meta.getRow_groups.get(1).getColumns.get(0).unsetMeta_data()
     assert(FooterReader.splitMidpoints(meta).isEmpty)

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.nio.file.Files
@@ -50,13 +52,14 @@ class SplitSelectionSuite extends AnyFunSuite with SparkSessionSuite {
     assert(rowGroups >= 8, s"the file should have many row groups, has $rowGroups")
     if (v2) spark.conf.set("spark.sql.sources.useV1SourceList", "")
     try keys.foreach { k =>
-      val df: DataFrame = spark.read.parquet(path).where(col("k") === k)
-      val got = df.collect().toSeq
-      val stats = SparkBloom.lastPruning(spark).asScala
-      assert(got == truth(path, k), s"key $k")
-      assert(stats("row_groups_skipped").longValue >= rowGroups - 2, s"key $k: $stats")
-      assert(df.rdd.getNumPartitions > 1 || v2, "the file should be read by several splits")
-    } finally if (v2) spark.conf.unset("spark.sql.sources.useV1SourceList")
+        val df: DataFrame = spark.read.parquet(path).where(col("k") === k)
+        val got = df.collect().toSeq
+        val stats = SparkBloom.lastPruning(spark).asScala
+        assert(got == truth(path, k), s"key $k")
+        assert(stats("row_groups_skipped").longValue >= rowGroups - 2, s"key $k: $stats")
+        assert(df.rdd.getNumPartitions > 1 || v2, "the file should be read by several splits")
+      }
+    finally if (v2) spark.conf.unset("spark.sql.sources.useV1SourceList")
   }
 
   private def dir(name: String): String = Files.createTempDirectory(s"sparkbloom-split-$name").toString + "/t"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
 import java.nio.file.Files
@@ -29,7 +31,8 @@ class VisibilitySuite extends AnyFunSuite with SparkSessionSuite {
 
   private def withV2[T](body: => T): T = {
     spark.conf.set("spark.sql.sources.useV1SourceList", "")
-    try body finally spark.conf.unset("spark.sql.sources.useV1SourceList")
+    try body
+    finally spark.conf.unset("spark.sql.sources.useV1SourceList")
   }
 
   /** The SQL metrics of the last execution, by name, as the Spark UI shows them. */

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.sbbf
 
 import org.scalatest.funsuite.AnyFunSuite
@@ -50,8 +52,10 @@ class FilterSizingSuite extends AnyFunSuite {
     assertThrows[IllegalArgumentException](FilterSizing.optimalNumBlocks(10, Double.NaN))
   }
 
-  test("power-of-two sizes: the smallest power of two of blocks meeting the target, within the powers of two of the bounds") {
-    for (fpp <- Seq(0.1, 0.01, 0.001, 0.0001, 0.00001); n <- Seq(0L, 1L, 2L, 7L, 100L, 1000L, 12345L, 1000000L, 50000000L)) {
+  test(
+    "power-of-two sizes: the smallest power of two of blocks meeting the target, within the powers of two of the bounds") {
+    for (fpp <- Seq(0.1, 0.01, 0.001, 0.0001, 0.00001);
+      n <- Seq(0L, 1L, 2L, 7L, 100L, 1000L, 12345L, 1000000L, 50000000L)) {
       val blocks = FilterSizing.optimalPowerOfTwoBlocks(n, fpp)
       assert(FilterSizing.isPowerOfTwo(blocks), s"n=$n fpp=$fpp: $blocks")
       assert(FilterSizing.falsePositiveProbability(n, blocks) <= fpp, s"n=$n fpp=$fpp")
@@ -70,7 +74,8 @@ class FilterSizingSuite extends AnyFunSuite {
     assert(FilterSizing.optimalPowerOfTwoBytes(1, 0.01, 100, 127) == 64)
     assert(SplitBlockBloomFilter.powerOfTwoForDistinctValues(1000, 0.01).numBytes == 2048)
     assert(SplitBlockBloomFilter.forDistinctValues(1000, 0.01).numBytes == 1344)
-    assert(FilterSizing.nextPowerOfTwo(1) == 1 && FilterSizing.nextPowerOfTwo(5) == 8 && FilterSizing.nextPowerOfTwo(8) == 8)
+    assert(
+      FilterSizing.nextPowerOfTwo(1) == 1 && FilterSizing.nextPowerOfTwo(5) == 8 && FilterSizing.nextPowerOfTwo(8) == 8)
     assert(FilterSizing.largestPowerOfTwoAtMost(1) == 1 && FilterSizing.largestPowerOfTwoAtMost(3125) == 2048)
   }
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.sbbf
 
 import org.apache.parquet.column.values.bloomfilter.BlockSplitBloomFilter
@@ -59,10 +61,12 @@ class SplitBlockBloomFilterSuite extends AnyFunSuite with ScalaCheckPropertyChec
 
   test("FLOAT and DOUBLE values, NaN and -0.0 included: raw IEEE bits as parquet-java") {
     val pj = parquetFilter(1)
-    val floats = Gen.oneOf(Gen.choose(-1e30f, 1e30f), Gen.oneOf(Float.NaN, -0.0f, 0.0f, Float.MinPositiveValue,
-      Float.PositiveInfinity, java.lang.Float.intBitsToFloat(0x7fc00001)))
-    val doubles = Gen.oneOf(Gen.choose(-1e300, 1e300), Gen.oneOf(Double.NaN, -0.0, 0.0, Double.MinPositiveValue,
-      Double.NegativeInfinity))
+    val floats = Gen.oneOf(Gen.choose(-1e30f, 1e30f),
+      Gen.oneOf(Float.NaN, -0.0f, 0.0f, Float.MinPositiveValue,
+        Float.PositiveInfinity, java.lang.Float.intBitsToFloat(0x7fc00001)))
+    val doubles = Gen.oneOf(Gen.choose(-1e300, 1e300),
+      Gen.oneOf(Double.NaN, -0.0, 0.0, Double.MinPositiveValue,
+        Double.NegativeInfinity))
     forAll(blockCounts, Gen.listOf(floats), Gen.listOf(doubles)) { (blocks, fs, ds) =>
       fs.foreach(v => assert(XxHash64.hashFloat(v) == pj.hash(v)))
       ds.foreach(v => assert(XxHash64.hashDouble(v) == pj.hash(v)))

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
 import java.io.File
@@ -33,7 +35,8 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       chunks.foreach { c =>
         assert(c.filter.isDefined, s"$column row group ${c.rowGroup} has no filter")
         // parquet-java 1.13 (Spark 3.5) predates bloom_filter_length and neither writes nor reads it
-        if (TestShims.FilterLength.exists) assert(SparkShims.bloomFilterLength(c.meta) > 0, "bloom_filter_length must be written")
+        if (TestShims.FilterLength.exists)
+          assert(SparkShims.bloomFilterLength(c.meta) > 0, "bloom_filter_length must be written")
       }
     }
     assert(filteredChunks(path, "small").forall(_.filter.isEmpty))
@@ -85,7 +88,8 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       assert(bytesWritten(Map.empty) == exact)
       assert(bytesWritten(Map("bloom_filter_exact_size" -> "False")) == pow2)
       // a bad session value is refused where it is set, not at every later write
-      val error = intercept[IllegalArgumentException](spark.conf.set(sparkbloom.SparkBloomConf.WriteExactSize.key, "yes"))
+      val error =
+        intercept[IllegalArgumentException](spark.conf.set(sparkbloom.SparkBloomConf.WriteExactSize.key, "yes"))
       assert(error.getMessage.contains("spark.sparkbloom.write.exactSize"))
       assert(bytesWritten(Map.empty) == exact, "the value set before stays")
     } finally spark.conf.unset(sparkbloom.SparkBloomConf.WriteExactSize.key)
@@ -122,7 +126,8 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
     val path = tempPath()
     df.select("id").write.parquet(path)
     val before = ParquetFiles.dataFiles(path).map(_.getName)
-    intercept[SparkBloomException](df.select("id").write.mode("overwrite").option("bloom_filter_columns", "x").parquet(path))
+    intercept[SparkBloomException](df.select("id").write.mode("overwrite").option("bloom_filter_columns", "x").parquet(
+        path))
     assert(ParquetFiles.dataFiles(path).map(_.getName) == before)
   }
 

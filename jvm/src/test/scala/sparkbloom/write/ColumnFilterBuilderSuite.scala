@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
 import scala.util.Random
@@ -87,7 +89,8 @@ class ColumnFilterBuilderSuite extends AnyFunSuite {
       assert(FilterEstimates.foldedFpp(filter, filter.numBlocks / 2) > fpp, s"fpp $fpp: half the size would do")
       // On its own bits it lands on the model's power of two (or, by chance, one step off).
       val model = FilterSizing.optimalPowerOfTwoBlocks(distinct, fpp)
-      assert(Seq(model / 2, model, model * 2).contains(filter.numBlocks.toLong), s"fpp $fpp: ${filter.numBlocks} vs $model")
+      assert(Seq(model / 2, model, model * 2).contains(filter.numBlocks.toLong),
+        s"fpp $fpp: ${filter.numBlocks} vs $model")
       assert(measuredFpp(filter, 17) <= 1.5 * fpp + 2.0 / 200000, s"fpp $fpp")
     }
   }
@@ -101,7 +104,8 @@ class ColumnFilterBuilderSuite extends AnyFunSuite {
     assert(buffered.numBytes == 65536)
     assert(bufferedHashes.forall(buffered.mightContain))
     // folded: 262,144 values want far more
-    val (folded, foldedHashes) = build(ColumnFilterBuilder.BufferedHashes * 2, 1, 2, exactSize = false, ceiling = ceiling)
+    val (folded, foldedHashes) =
+      build(ColumnFilterBuilder.BufferedHashes * 2, 1, 2, exactSize = false, ceiling = ceiling)
     assert(folded.numBytes == 65536)
     assert(foldedHashes.forall(folded.mightContain))
     // exact sizes keep the ceiling itself
@@ -115,7 +119,7 @@ class ColumnFilterBuilderSuite extends AnyFunSuite {
 
   test("collecting powers of two keeps the memory bound of exact sizes, and respects the ndv hint") {
     for (fpp <- Seq(0.01, 0.0001); ceiling <- Seq(32, 1000, 65536, 100000, 1 << 20, 3 << 20, 64 << 20);
-         hint <- Seq(None, Some(10L), Some(100000L), Some(100000000L))) {
+      hint <- Seq(None, Some(10L), Some(100000L), Some(100000000L))) {
       val col = BloomColumn(Seq("k"), fpp, hint)
       val pow2 = ColumnFilterBuilder.startBlocks(col, ceiling, exactSize = false)
       val exact = ColumnFilterBuilder.startBlocks(col, ceiling, exactSize = true)
@@ -131,7 +135,7 @@ class ColumnFilterBuilderSuite extends AnyFunSuite {
         assert(pow2 <= 4 * hinted, where)
         // the hint's own power-of-two size stays reachable by folding, unless the ceiling is lower
         assert(pow2 >= math.min(FilterSizing.optimalPowerOfTwoBlocks(ndv, fpp),
-          ColumnFilterBuilder.maxBlocks(ceiling, exactSize = false)), where)
+            ColumnFilterBuilder.maxBlocks(ceiling, exactSize = false)), where)
       }
     }
   }

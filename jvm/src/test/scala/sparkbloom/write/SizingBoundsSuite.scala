@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
 import java.nio.file.Files
@@ -23,7 +25,8 @@ import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter, Xx
  */
 class SizingBoundsSuite extends AnyFunSuite with SparkSessionSuite {
 
-  private def writeOneChunk(distinct: Long, fpp: Double, maxBytes: Int, exactSize: Option[Boolean]): ParquetFiles.Chunk = {
+  private def writeOneChunk(
+      distinct: Long, fpp: Double, maxBytes: Int, exactSize: Option[Boolean]): ParquetFiles.Chunk = {
     val path = Files.createTempDirectory("sizing").toString + "/t"
     val writer = spark.range(0, distinct, 1, 1).write
       .option("bloom_filter_columns", "id").option("bloom_filter_fpp", fpp.toString)
@@ -66,7 +69,8 @@ class SizingBoundsSuite extends AnyFunSuite with SparkSessionSuite {
     }
 
     test(s"bloom_filter_exact_size: $distinct distinct values at fpp $fpp") {
-      val (filter, measured) = measure(writeOneChunk(distinct, fpp, maxBytes = 4 << 20, exactSize = Some(true)), distinct)
+      val (filter, measured) =
+        measure(writeOneChunk(distinct, fpp, maxBytes = 4 << 20, exactSize = Some(true)), distinct)
       val optimal = FilterSizing.optimalNumBytes(distinct, fpp)
       val ratio = filter.numBytes.toDouble / optimal
       info(f"${filter.numBytes} bytes, optimal $optimal ($ratio%.3fx), measured fpp $measured%.5f")
@@ -76,10 +80,11 @@ class SizingBoundsSuite extends AnyFunSuite with SparkSessionSuite {
     }
   }
 
-  test("bloom_filter_max_bytes that is not a power of two: the largest power of two below it, or itself with exact sizes") {
+  test(
+    "bloom_filter_max_bytes that is not a power of two: the largest power of two below it, or itself with exact sizes") {
     // 10,000 values at 0.001 want 21,120 bytes; 100,000 more (folded) want ~211,000.
-    for ((distinct, exactSize, expected) <- Seq((10000L, None, 8192), (10000L, Some(false), 8192),
-        (10000L, Some(true), 10016), (200000L, None, 8192))) {
+    for ((distinct, exactSize, expected) <-
+        Seq((10000L, None, 8192), (10000L, Some(false), 8192), (10000L, Some(true), 10016), (200000L, None, 8192))) {
       val filter = writeOneChunk(distinct, 0.001, maxBytes = 10020, exactSize = exactSize).filter.get
       assert(filter.getBitsetSize == expected, s"$distinct values, exact size $exactSize")
     }
@@ -105,7 +110,8 @@ class SizingBoundsSuite extends AnyFunSuite with SparkSessionSuite {
           .withRecordFilter(FilterCompat.get(FilterApi.eq(FilterApi.longColumn("id"), java.lang.Long.valueOf(value))))
           .useStatsFilter(false).useDictionaryFilter(false).useBloomFilter(true).build()
         val reader = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(file.toURI), conf), options)
-        try reader.getRowGroups.size finally reader.close()
+        try reader.getRowGroups.size
+        finally reader.close()
       }
       val all = ParquetFiles.chunks(file).count(_.path == "id")
       assert(all > 3)

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
 import java.nio.file.Files
@@ -57,7 +59,8 @@ class WriteFormsSuite extends AnyFunSuite with SparkSessionSuite {
   }
 
   test("CREATE TABLE with OPTIONS or TBLPROPERTIES, INSERT, CTAS") {
-    spark.sql("CREATE TABLE opt_t (user_id BIGINT, email STRING) USING parquet OPTIONS (bloom_filter_columns 'user_id')")
+    spark.sql(
+      "CREATE TABLE opt_t (user_id BIGINT, email STRING) USING parquet OPTIONS (bloom_filter_columns 'user_id')")
     spark.sql("INSERT INTO opt_t SELECT id, concat('u', id) FROM range(40)")
     assertFiltered(tableDir("opt_t"), "user_id", 0L until 40L)
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
 package org.apache.spark.sql.sparkbloom
 
 import org.apache.spark.internal.config.ConfigEntry
@@ -25,13 +27,13 @@ object TypedSettings {
 
   def int(key: String, doc: String, default: Int, valid: Int => Boolean, rule: String): Setting[Int] =
     new Setting(SQLConf.buildConf(key).doc(doc).version(Since).intConf.checkValue(valid, rule)
-      .createWithDefault(default))
+        .createWithDefault(default))
 
   def long(key: String, doc: String, default: Long, valid: Long => Boolean, rule: String): Setting[Long] =
     new Setting(SQLConf.buildConf(key).doc(doc).version(Since).longConf.checkValue(valid, rule)
-      .createWithDefault(default))
+        .createWithDefault(default))
 
   def double(key: String, doc: String, default: Double, valid: Double => Boolean, rule: String): Setting[Double] =
     new Setting(SQLConf.buildConf(key).doc(doc).version(Since).doubleConf.checkValue(valid, rule)
-      .createWithDefault(default))
+        .createWithDefault(default))
 }
