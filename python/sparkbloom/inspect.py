@@ -25,6 +25,7 @@ INSPECT_COLUMNS = (
     "estimated_ndv",
     "estimated_fpp",
     "dictionary_only",
+    "ceiling_bound",
     "problem",
 )
 

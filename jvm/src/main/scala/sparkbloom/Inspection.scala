@@ -42,6 +42,7 @@ object Inspection {
       StructField("estimated_ndv", DoubleType, nullable = true),
       StructField("estimated_fpp", DoubleType, nullable = true),
       StructField("dictionary_only", BooleanType, nullable = false),
+    StructField("ceiling_bound", BooleanType, nullable = false),
       StructField("problem", StringType, nullable = true)))
 
   val ProbeSchema: StructType = StructType(Seq(
@@ -123,7 +124,7 @@ object Inspection {
 
   private def toRow(r: ChunkReport): Row = Row(r.file, r.rowGroup, r.column, r.physicalType, r.numValues,
     r.hasFilter, r.filterOffset, r.filterBytes, r.hasLength, nanToNull(r.estimatedNdv), nanToNull(r.estimatedFpp),
-    r.dictionaryOnly, if (r.problem.isEmpty) null else r.problem)
+    r.dictionaryOnly, r.ceilingBound, if (r.problem.isEmpty) null else r.problem)
 
   private def nanToNull(d: Double): java.lang.Double = if (d.isNaN) null else java.lang.Double.valueOf(d)
 

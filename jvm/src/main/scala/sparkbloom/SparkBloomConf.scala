@@ -29,11 +29,12 @@ object SparkBloomConf {
     "False-positive probability of written Bloom filters when the write names none " +
       "(option bloom_filter_fpp).", 0.0001, p => p > 0 && p < 1, "It must be strictly between 0 and 1.")
 
+  /** 0, the default, follows the row group: see [[sparkbloom.sbbf.FilterSizing.rowGroupCeiling]]. */
   val WriteMaxBytes: Setting[Long] = TypedSettings.long("spark.sparkbloom.write.maxBytes",
     "Largest Bloom filter of one column chunk, in bytes, when the write names none " +
-      "(option bloom_filter_max_bytes).", 1024L * 1024,
-    b => b >= SplitBlockBloomFilter.MinBytes && b <= SplitBlockBloomFilter.MaxBytes,
-    s"It must be between ${SplitBlockBloomFilter.MinBytes} and ${SplitBlockBloomFilter.MaxBytes}.")
+      "(option bloom_filter_max_bytes). 0: 1/16 of the row group size (parquet.block.size), at least 1 MiB.", 0L,
+    b => b == 0 || (b >= SplitBlockBloomFilter.MinBytes && b <= SplitBlockBloomFilter.MaxBytes),
+    s"It must be 0 or between ${SplitBlockBloomFilter.MinBytes} and ${SplitBlockBloomFilter.MaxBytes}.")
 
   /**
    * Exact sizes save up to half of each filter, but Arrow C++, Velox and ClickHouse up to 25.8
@@ -105,7 +106,8 @@ object SparkBloomConf {
 
   def writeFpp(conf: SQLConf): Double = WriteFpp.in(conf)
 
-  def writeMaxBytes(conf: SQLConf): Int = WriteMaxBytes.in(conf).toInt
+  /** The session's filter ceiling; None when it follows the row group. */
+  def writeMaxBytes(conf: SQLConf): Option[Int] = Some(WriteMaxBytes.in(conf).toInt).filter(_ > 0)
 
   def writeExactSize(conf: SQLConf): Boolean = WriteExactSize.in(conf)
 }

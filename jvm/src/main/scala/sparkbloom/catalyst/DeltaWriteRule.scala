@@ -2,6 +2,7 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
+import org.apache.parquet.hadoop.{ParquetOutputFormat, ParquetWriter}
 import java.util.Locale
 
 import org.apache.spark.sql.SparkSession
@@ -117,7 +118,9 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
     val dataSchema = StructType(schema.filterNot(f => partitionColumns.exists(conf.resolver(_, f.name))))
     BloomWriteOptions.resolve(bloomOptions(settings), dataSchema, partitionColumns, conf,
       FilterSupport.outputTimestampType(conf))
-      .map(ParquetJavaFilterKeys.of(_, filePath)).getOrElse(Map.empty)
+      .map(ParquetJavaFilterKeys.of(_, filePath, session.sessionState.newHadoopConf()
+        .getLong(ParquetOutputFormat.BLOCK_SIZE, ParquetWriter.DEFAULT_BLOCK_SIZE)))
+      .getOrElse(Map.empty)
   }
 
   private def requireTableSettingsOf(options: Map[String, String], table: NamedRelation): Unit = table match {

@@ -51,7 +51,8 @@ private[sparkbloom] object IndexBuilder {
       throw new SparkBloomException(s"the index fpp must be in (0, 1), got $targetFpp")
     val resolved = checkedColumns(spark, qualifiedRoot, wanted)
     val maxBytes = FilterSizing.largestPowerOfTwoAtMost(
-      math.max(SparkBloomConf.writeMaxBytes(spark.sessionState.conf).toLong, SplitBlockBloomFilter.BytesPerBlock)).toInt
+      math.max(SparkBloomConf.writeMaxBytes(spark.sessionState.conf).getOrElse(FilterSizing.MinDefaultCeiling).toLong,
+        SplitBlockBloomFilter.BytesPerBlock)).toInt
     val incremental = existing.filter { e =>
       e.manifest.columns.map(_.toLowerCase) == resolved.map(_.toLowerCase) && e.manifest.fpp == targetFpp &&
       e.manifest.maxBytes == maxBytes && e.segments.size < MaxSegments

@@ -13,6 +13,7 @@ import org.apache.parquet.hadoop.util.HadoopInputFile
 
 import sparkbloom.sbbf.FilterEstimates
 import sparkbloom.shims.SparkShims
+import sparkbloom.write.CeilingBound
 
 /**
  * One column chunk's filter as `sparkbloom.inspect` shows it.
@@ -21,6 +22,7 @@ import sparkbloom.shims.SparkShims
  * @param estimatedFpp  the filter's false-positive probability, exact for its bits
  * @param dictionaryOnly every data page is dictionary-encoded (parquet-java then drops its
  *                      own filter; the dictionary answers membership exactly)
+ * @param ceilingBound  sparkbloom wrote the filter at its size ceiling, above the fpp asked for
  * @param problem       why a claimed filter could not be used, if it could not
  */
 final case class ChunkReport(
@@ -36,6 +38,7 @@ final case class ChunkReport(
     estimatedNdv: Double,
     estimatedFpp: Double,
     dictionaryOnly: Boolean,
+    ceilingBound: Boolean,
     problem: String)
 
 /** Reads every column chunk's footer entry and filter of a Parquet file, whoever wrote it. */
@@ -47,6 +50,8 @@ object FileInspector {
     try {
       val footer = ParquetFileReader.readFooter(input, HadoopReadOptions.builder(conf).build(), stream)
       val summary = FooterSummary(footer, None)
+      val bound = CeilingBound.decode(
+        Option(footer.getFileMetaData.getKeyValueMetaData).map(_.asScala.toMap).getOrElse(Map.empty))
       footer.getBlocks.asScala.toSeq.zipWithIndex.flatMap { case (block, rowGroup) =>
         block.getColumns.asScala.toSeq
           .filter(c => columns.isEmpty || columns.contains(c.getPath.toDotString))
@@ -64,7 +69,8 @@ object FileInspector {
             }
             ChunkReport(path, rowGroup, column, meta.getPrimitiveType.getPrimitiveTypeName.name, meta.getValueCount,
               lookup.isInstanceOf[FilterLookup.Present], meta.getBloomFilterOffset, bytes,
-              SparkShims.bloomFilterLength(meta) > 0, ndv, fpp, dictionaryOnly(meta.getEncodingStats), problem)
+              SparkShims.bloomFilterLength(meta) > 0, ndv, fpp, dictionaryOnly(meta.getEncodingStats),
+              bound.get(column).exists(_.contains(rowGroup)), problem)
           }
       }
     } finally stream.close()

@@ -111,6 +111,24 @@ object FilterSizing {
     (blocks * BytesPerBlock).toInt
   }
 
+  /** A row group's filter may take at most this share of the row group's bytes by default. */
+  val RowGroupShare: Int = 16
+
+  /** The floor of the default ceiling: what small row groups may still use. */
+  val MinDefaultCeiling: Int = 1024 * 1024
+
+  /**
+   * The default ceiling of one column chunk's filter in a row group of `rowGroupBytes`:
+   * 1/16 of the row group, a power of two, at least 1 MiB and at most the largest filter every
+   * reader reads. Spark's default 128 MB row groups get 8 MiB, room for the 1.25 M distinct
+   * keys such a row group holds at fpp 0.0001 (4 MiB) while a filter never adds more than
+   * ~6 % to its row group (bench/README.md, "Row groups of 128 MB").
+   */
+  def rowGroupCeiling(rowGroupBytes: Long): Int = {
+    val share = largestPowerOfTwoAtMost(math.max(1L, rowGroupBytes / RowGroupShare))
+    math.min(math.max(share, MinDefaultCeiling.toLong), 128L * 1024 * 1024).toInt
+  }
+
   /** The smallest power of two at least `n` (`n >= 1`). */
   private[sparkbloom] def nextPowerOfTwo(n: Long): Long = {
     require(n >= 1 && n <= (1L << 62), s"no power of two to round $n up to")

@@ -73,7 +73,7 @@ object BloomWriteOptions {
     val defaultFpp = byKey.get(Fpp).map { case (key, value) => parseFpp(value, key) }
       .getOrElse(SparkBloomConf.writeFpp(conf))
     val maxBytes = byKey.get(MaxBytes).map { case (key, value) => parseMaxBytes(value, key) }
-      .getOrElse(SparkBloomConf.writeMaxBytes(conf))
+      .orElse(SparkBloomConf.writeMaxBytes(conf))
     val exactSize = byKey.get(ExactSize).map { case (key, value) => parseBoolean(value, key) }
       .getOrElse(SparkBloomConf.writeExactSize(conf))
 

@@ -2,6 +2,12 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+
+import sparkbloom.sbbf.FilterSizing
+
 /**
  * One column that gets a filter in every row group.
  *
@@ -16,20 +22,30 @@ final case class BloomColumn(path: Seq[String], fpp: Double, ndvHint: Option[Lon
 }
 
 /**
- * Everything a write needs to know to add filters: the columns, the size ceiling, and
- * whether filters take any whole number of blocks (`exactSize`) or, by default, a power of
- * two of blocks (the only sizes Arrow C++ and Velox accept).
+ * Everything a write needs to know to add filters: the columns, the size ceiling (None:
+ * it follows the row group, [[FilterSizing.rowGroupCeiling]]), and whether filters take any
+ * whole number of blocks (`exactSize`) or, by default, a power of two of blocks (the only
+ * sizes Arrow C++ and Velox accept).
  */
-final case class BloomWriteSpec(columns: Seq[BloomColumn], maxBytes: Int, exactSize: Boolean) {
+final case class BloomWriteSpec(columns: Seq[BloomColumn], maxBytes: Option[Int], exactSize: Boolean) {
 
-  /** A line-based text form, to hand the spec to executors through the Hadoop conf. */
-  def encode: String =
-    (s"maxBytes=$maxBytes" +: s"exactSize=$exactSize" +: columns.map { c =>
-      s"column=${c.fpp}\t${c.ndvHint.getOrElse(-1L)}\t${c.path.map(escape).mkString("\t")}"
-    }).mkString("\n")
+  /** The ceiling of one column chunk's filter in row groups of `rowGroupBytes`. */
+  def ceiling(rowGroupBytes: Long): Int = maxBytes.getOrElse(FilterSizing.rowGroupCeiling(rowGroupBytes))
 
-  private def escape(name: String): String =
-    name.flatMap { case '\\' => "\\\\"; case '\t' => "\\t"; case '\n' => "\\n"; case c => c.toString }
+  /** JSON, to hand the spec to executors through the Hadoop conf. */
+  def encode: String = {
+    val json = new java.util.LinkedHashMap[String, Any]()
+    json.put("maxBytes", maxBytes.map(Int.box).orNull)
+    json.put("exactSize", exactSize)
+    json.put("columns", columns.map { c =>
+      val column = new java.util.LinkedHashMap[String, Any]()
+      column.put("path", c.path.asJava)
+      column.put("fpp", c.fpp)
+      column.put("ndv", c.ndvHint.map(Long.box).orNull)
+      column
+    }.asJava)
+    BloomWriteSpec.Json.writeValueAsString(json)
+  }
 }
 
 object BloomWriteSpec {
@@ -37,32 +53,22 @@ object BloomWriteSpec {
   /** Hadoop conf key under which a write's spec travels to the tasks. */
   val ConfKey = "sparkbloom.write.spec"
 
-  def decode(text: String): BloomWriteSpec = {
-    val lines = text.split("\n", -1).toSeq
-    // The settings lines come first; a spec missing one was not written by this version of
-    // the jar (driver and executors must run the same one), so fail rather than guess.
-    def setting(name: String): String = lines.find(_.startsWith(name + "=")).map(_.stripPrefix(name + "="))
-      .getOrElse(throw new IllegalStateException(
-          s"sparkbloom write spec has no '$name': driver and executors run different jars?"))
-    val maxBytes = setting("maxBytes").toInt
-    val exactSize = setting("exactSize").toBoolean
-    val columns = lines.filter(_.startsWith("column=")).map { line =>
-      val fields = line.stripPrefix("column=").split("\t", -1).toSeq
-      val ndv = fields(1).toLong
-      BloomColumn(fields.drop(2).map(unescape), fields.head.toDouble, if (ndv < 0) None else Some(ndv))
-    }
-    BloomWriteSpec(columns, maxBytes, exactSize)
-  }
+  private val Json = new ObjectMapper()
 
-  private def unescape(name: String): String = {
-    val out = new StringBuilder
-    var i = 0
-    while (i < name.length) {
-      if (name(i) == '\\' && i + 1 < name.length) {
-        out += (name(i + 1) match { case 't' => '\t'; case 'n' => '\n'; case c => c })
-        i += 2
-      } else { out += name(i); i += 1 }
+  def decode(text: String): BloomWriteSpec =
+    try {
+      val json = Json.readTree(text)
+      def required(node: JsonNode, name: String): JsonNode = Option(node.get(name)).getOrElse(
+        throw new IllegalStateException(s"no '$name'"))
+      val maxBytes = Option(json.get("maxBytes")).filterNot(_.isNull).map(_.asInt)
+      val columns = required(json, "columns").elements().asScala.map { c =>
+        BloomColumn(required(c, "path").elements().asScala.map(_.asText).toSeq, required(c, "fpp").asDouble,
+          Option(c.get("ndv")).filterNot(_.isNull).map(_.asLong))
+      }.toSeq
+      BloomWriteSpec(columns, maxBytes, required(json, "exactSize").asBoolean)
+    } catch {
+      // Driver and executors must run the same jar; a spec another version wrote is not guessed at.
+      case e: Exception => throw new IllegalStateException(
+          s"sparkbloom cannot read its write spec (driver and executors run different jars?): $text", e)
     }
-    out.toString
-  }
 }

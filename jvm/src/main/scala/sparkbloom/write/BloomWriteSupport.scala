@@ -6,6 +6,7 @@ import java.util.{List => JList, Map => JMap}
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.column.values.bloomfilter.{BlockSplitBloomFilter, BloomFilter}
+import org.apache.parquet.hadoop.{ParquetOutputFormat, ParquetWriter}
 import org.apache.parquet.hadoop.api.WriteSupport
 import org.apache.parquet.io.api.RecordConsumer
 import org.apache.spark.sql.catalyst.InternalRow
@@ -37,6 +38,9 @@ final class BloomWriteSupport extends ParquetWriteSupport {
   private var rowGroupFilters: JList[JMap[String, BloomFilter]] = _
   private var rowGroupsAttached = 0
   private var rowsInRowGroup = 0L
+  private var ceiling = 0
+  /** Per column, the row groups whose filter the ceiling kept above the fpp. */
+  private val ceilingBound = scala.collection.mutable.LinkedHashMap.empty[String, List[Int]]
 
   override def init(configuration: Configuration): WriteSupport.WriteContext = {
     val context = super.init(configuration)
@@ -44,8 +48,9 @@ final class BloomWriteSupport extends ParquetWriteSupport {
     val schema = DataType.fromJson(configuration.get(ParquetWriteSupport.SPARK_ROW_SCHEMA)).asInstanceOf[StructType]
     val timestampOutput = configuration.get(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "INT96")
     val legacy = configuration.getBoolean(SQLConf.PARQUET_WRITE_LEGACY_FORMAT.key, false)
+    ceiling = spec.ceiling(configuration.getLong(ParquetOutputFormat.BLOCK_SIZE, ParquetWriter.DEFAULT_BLOCK_SIZE))
     columns = spec.columns
-      .map(c => ColumnCollector(c, spec.maxBytes, spec.exactSize, schema, timestampOutput, legacy, rebase)).toArray
+      .map(c => ColumnCollector(c, ceiling, spec.exactSize, schema, timestampOutput, legacy, rebase)).toArray
     context
   }
 
@@ -66,7 +71,13 @@ final class BloomWriteSupport extends ParquetWriteSupport {
 
   override def finalizeWrite(): WriteSupport.FinalizedWriteContext = {
     attachFinishedRowGroup()
-    super.finalizeWrite()
+    val parent = super.finalizeWrite()
+    if (ceilingBound.isEmpty) parent
+    else {
+      val metadata = new java.util.HashMap[String, String](parent.getExtraMetaData)
+      metadata.put(CeilingBound.MetadataKey, CeilingBound.encode(ceilingBound.toMap))
+      new WriteSupport.FinalizedWriteContext(metadata)
+    }
   }
 
   private def attachFinishedRowGroup(): Unit = if (rowsInRowGroup > 0) {
@@ -77,6 +88,11 @@ final class BloomWriteSupport extends ParquetWriteSupport {
     val target = rowGroupFilters.get(rowGroupsAttached)
     columns.foreach { c =>
       target.put(c.column.dottedPath, new BlockSplitBloomFilter(c.builder.finish().toBitset))
+      if (c.builder.ceilingBound) {
+        val path = c.column.dottedPath
+        ceilingBound(path) = ceilingBound.getOrElse(path, Nil) :+ rowGroupsAttached
+        CeilingBound.warnOnce(path, ceiling, c.column.fpp)
+      }
     }
     rowGroupsAttached += 1
     rowsInRowGroup = 0

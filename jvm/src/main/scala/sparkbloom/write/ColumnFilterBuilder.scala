@@ -2,7 +2,7 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.write
 
-import sparkbloom.sbbf.{FilterSizing, SplitBlockBloomFilter}
+import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
 
 /**
  * Collects one column's hashes for the current row group and produces its right-sized
@@ -38,6 +38,13 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
   private var hashes: Array[Long] = new Array[Long](1024)
   private var buffered: Int = 0
   private var filter: SplitBlockBloomFilter = null
+  private var bound = false
+
+  /**
+   * Whether the last finished filter misses the fpp because of the ceiling: its row group
+   * had more distinct values than the ceiling's filter can hold at that fpp.
+   */
+  def ceilingBound: Boolean = bound
 
   def insert(hash: Long): Unit =
     if (filter != null) filter.insert(hash)
@@ -79,11 +86,15 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
   /** The row group's filter, right-sized; the builder starts over for the next row group. */
   def finish(): SplitBlockBloomFilter = {
     val result =
-      if (filter != null) filter.foldedToFpp(column.fpp, maxBlocks = maxBlocks)
-      else if (buffered == 0) SplitBlockBloomFilter.withBlocks(1)
+      if (filter != null) {
+        val folded = filter.foldedToFpp(column.fpp, maxBlocks = maxBlocks)
+        bound = folded.numBlocks >= maxBlocks && FilterEstimates.fpp(folded) > column.fpp
+        folded
+      } else if (buffered == 0) { bound = false; SplitBlockBloomFilter.withBlocks(1) }
       else {
         val distinct = sortedDistinct()
         val ceiling = maxBlocks * SplitBlockBloomFilter.BytesPerBlock
+        bound = FilterSizing.optimalNumBlocks(distinct, column.fpp) > maxBlocks
         val sized =
           if (exactSize) SplitBlockBloomFilter.forDistinctValues(distinct, column.fpp, maxBytes = ceiling)
           else SplitBlockBloomFilter.powerOfTwoForDistinctValues(distinct, column.fpp, maxBytes = ceiling)

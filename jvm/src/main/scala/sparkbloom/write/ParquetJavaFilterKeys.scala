@@ -4,6 +4,8 @@ package sparkbloom.write
 
 import scala.util.Try
 
+import sparkbloom.sbbf.FilterSizing
+
 /**
  * parquet-java's own Hadoop settings that make its writer add split block Bloom filters,
  * for writers sparkbloom cannot replace (Delta Lake's, which passes a table's properties to
@@ -25,12 +27,16 @@ private[sparkbloom] object ParquetJavaFilterKeys {
    * a column chunk whose pages are all dictionary-encoded, which a row group of up to a few
    * ten thousand distinct keys usually is.
    */
-  def of(spec: BloomWriteSpec, filePath: Seq[String] => Seq[String]): Map[String, String] = {
+  def of(spec: BloomWriteSpec, filePath: Seq[String] => Seq[String], rowGroupBytes: Long): Map[String, String] = {
+    // Without adaptive sizing parquet-java sizes a filter without an ndv hint at the ceiling
+    // itself, so the ceiling that follows the row group applies only where it adapts.
+    val maxBytes = spec.maxBytes.getOrElse(
+      if (adaptiveSizing) FilterSizing.rowGroupCeiling(rowGroupBytes) else FilterSizing.MinDefaultCeiling)
     // Adaptive sizing is one switch for the whole file in parquet-java: used only when no
     // column has a hint. It tries filters from max.bytes down by halves; enough candidates
     // that the smallest is 4 KiB, so that small row groups get small filters.
     val adaptive = adaptiveSizing && spec.columns.forall(_.ndvHint.isEmpty)
-    val candidates = Integer.numberOfTrailingZeros(Integer.highestOneBit(spec.maxBytes) / MinAdaptiveBytes max 1) + 1
+    val candidates = Integer.numberOfTrailingZeros(Integer.highestOneBit(maxBytes) / MinAdaptiveBytes max 1) + 1
     val perColumn = spec.columns.flatMap { c =>
       val p = filePath(c.path).mkString(".")
       Seq(s"parquet.bloom.filter.enabled#$p" -> "true", s"parquet.bloom.filter.fpp#$p" -> c.fpp.toString,
@@ -38,7 +44,7 @@ private[sparkbloom] object ParquetJavaFilterKeys {
         c.ndvHint.map(n => s"parquet.bloom.filter.expected.ndv#$p" -> n.toString) ++
         (if (adaptive) Seq(s"parquet.bloom.filter.candidates.number#$p" -> candidates.toString) else Nil)
     }
-    (perColumn ++ Seq("parquet.bloom.filter.max.bytes" -> spec.maxBytes.toString) ++
+    (perColumn ++ Seq("parquet.bloom.filter.max.bytes" -> maxBytes.toString) ++
       (if (adaptive) Seq("parquet.bloom.filter.adaptive.enabled" -> "true") else Nil)).toMap
   }
 

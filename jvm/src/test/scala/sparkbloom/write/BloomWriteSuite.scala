@@ -52,7 +52,7 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
 
   test("filters are right-sized to each chunk's distinct count: powers of two by default, exact sizes on request") {
     val target = sparkbloom.SparkBloomConf.WriteFpp.default
-    val ceiling = sparkbloom.SparkBloomConf.WriteMaxBytes.default.toInt
+    val ceiling = FilterSizing.rowGroupCeiling(128L * 1024 * 1024)
     for (n <- Seq(100, 10000); exactSize <- Seq(None, Some("TRUE"), Some("false"))) {
       val path = tempPath()
       val writer = spark.range(0, n, 1, 1).write.option("bloom_filter_columns", "id")
@@ -71,6 +71,33 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       info(s"$n distinct values, exact size $exactSize: $bytes bytes (exact optimum " +
         s"${FilterSizing.optimalNumBytes(n, target)}), measured fpp ${falsePositives.toDouble / probes}")
     }
+  }
+
+  test("the default ceiling follows the row group; a ceiling that binds is recorded and inspect shows it") {
+    assert(FilterSizing.rowGroupCeiling(128L << 20) == (8 << 20))
+    assert(FilterSizing.rowGroupCeiling(8L << 20) == (1 << 20))
+    assert(FilterSizing.rowGroupCeiling(1L << 30) == (64 << 20))
+    assert(FilterSizing.rowGroupCeiling(8L << 30) == (128 << 20))
+    // 400,000 distinct keys in one row group need ~1.3 MB at fpp 0.0001: more than the old fixed 1 MiB
+    def write(options: Map[String, String]): (String, ParquetFiles.Chunk) = {
+      val path = tempPath()
+      spark.range(0, 400000, 1, 1).write.option("bloom_filter_columns", "id").options(options).parquet(path)
+      (path, filteredChunks(path, "id").head)
+    }
+    def inspected(path: String): Seq[org.apache.spark.sql.Row] =
+      sparkbloom.Inspection.inspect(spark, path, java.util.List.of("id")).collect().toSeq
+    val (followed, chunk) = write(Map.empty)
+    assert(chunk.filter.get.getBitsetSize == (2 << 20), "Spark's 128 MB row groups allow 8 MiB; 2 MiB meets the fpp")
+    assert(inspected(followed).forall(r => !r.getAs[Boolean]("ceiling_bound")))
+    val (capped, small) = write(Map("bloom_filter_max_bytes" -> "65536"))
+    assert(small.filter.get.getBitsetSize == 65536)
+    val rows = inspected(capped)
+    assert(rows.nonEmpty && rows.forall(_.getAs[Boolean]("ceiling_bound")))
+    assert(rows.forall(_.getAs[Double]("estimated_fpp") > 0.0001))
+    // smaller row groups, a smaller default ceiling (1 MiB at most 16 MB): bound again
+    val (smallGroups, _) = write(Map("parquet.block.size" -> (8 << 20).toString))
+    assert(inspected(smallGroups).exists(_.getAs[Boolean]("ceiling_bound")))
+    assert(spark.read.parquet(capped).where("id = 399999").count() == 1)
   }
 
   test("the session default spark.sparkbloom.write.exactSize, and the option winning over it") {
