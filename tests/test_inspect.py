@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import glob
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import duckdb
 import pytest
@@ -124,3 +125,26 @@ def test_pruning_uses_duckdb_filters(spark: SparkSession, tmp_path: Path) -> Non
     assert table.where(F.col("k") == "key-77").count() == 0  # odd: absent, inside every min/max
     stats = sparkbloom.last_pruning(spark)
     assert stats["files_skipped"] == 1 and stats["row_groups_skipped"] == stats["row_groups_total"] >= 4, stats
+
+
+def test_inspect_and_index_list_files_as_a_spark_read_does(spark: SparkSession, tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    spark.range(0, 300, 1, 3).withColumn("part", F.col("id") % 2).write.partitionBy("part").options(
+        **sparkbloom.write_options(["id"])
+    ).parquet(str(path))
+    one = sorted(glob.glob(str(path / "part=0" / "*.parquet")))[0]
+    # copies a read ignores: hidden, staging, and a name a glob filter leaves out
+    for hidden in (path / ".hidden.parquet", path / "_staging" / "x.parquet"):
+        hidden.parent.mkdir(exist_ok=True)
+        hidden.write_bytes(Path(one).read_bytes())
+    read = {_local(f) for f in spark.read.parquet(str(path)).inputFiles()}
+    inspected = {_local(r["file"]) for r in sparkbloom.inspect(spark, str(path)).collect()}
+    assert inspected == read and len(read) == 6
+    built = sparkbloom.build_index(spark, str(path), ["id"])
+    assert built["files_indexed"] == 6
+    assert sparkbloom.describe_index(spark, str(path))["files_total"] == 6
+    sparkbloom.drop_index(spark, str(path))
+
+
+def _local(uri: str) -> Path:
+    return Path(unquote(urlparse(uri).path)).resolve()

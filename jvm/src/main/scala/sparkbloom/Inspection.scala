@@ -10,6 +10,7 @@ import org.apache.parquet.schema.PrimitiveType
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
 import org.apache.spark.sql.types._
+import org.apache.spark.util.SerializableConfiguration
 
 import sparkbloom.catalyst.DeltaTables
 import sparkbloom.hashing.{LiteralProbe, ProbeHashes}
@@ -84,7 +85,8 @@ object Inspection {
 
   private def probeFile(file: String, column: String, given: Seq[Literal], timeZone: String,
       conf: Configuration): Seq[Row] = {
-    val status = ParquetFileListing.list(file, conf).head
+    val filePath = new org.apache.hadoop.fs.Path(file)
+    val status = filePath.getFileSystem(conf).getFileStatus(filePath)
     val input = org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(status, conf)
     val stream = input.newStream()
     try {
@@ -134,7 +136,7 @@ object Inspection {
     val files = target.files
     if (files.size <= DriverLimit) files.flatMap(work(_, conf))
     else {
-      val shipped = new SerializableHadoopConf(conf)
+      val shipped = new SerializableConfiguration(conf)
       spark.sparkContext.parallelize(files, math.max(1, files.size / FilesPerTask))
         .flatMap(file => work(file, shipped.value))
         .collect().toSeq
@@ -164,7 +166,7 @@ object Inspection {
         Target(current, c => toFile.getOrElse(c, c), c => toTable.getOrElse(c, c))
       } else {
         val files =
-          try ParquetFileListing.list(path, conf).map(_.getPath.toString)
+          try ParquetFileListing.list(spark, path).map(_.getPath.toString)
           catch {
             case e: java.io.FileNotFoundException =>
               throw new SparkBloomException(s"path does not exist: $path (${e.getMessage})")
@@ -192,20 +194,5 @@ object Inspection {
           .filter(spark.sessionState.catalog.tableExists)
           .map(id => spark.sessionState.catalog.getTableMetadata(id).location.toString)
     }
-  }
-}
-
-final class SerializableHadoopConf(@transient private var conf: Configuration) extends Serializable {
-  def value: Configuration = conf
-
-  private def writeObject(out: java.io.ObjectOutputStream): Unit = {
-    out.defaultWriteObject()
-    conf.write(out)
-  }
-
-  private def readObject(in: java.io.ObjectInputStream): Unit = {
-    in.defaultReadObject()
-    conf = new Configuration(false)
-    conf.readFields(in)
   }
 }

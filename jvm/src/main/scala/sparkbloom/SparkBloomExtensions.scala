@@ -4,7 +4,7 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, DeltaWriteRule, InspectionTableFunctions, JoinKeysStrategy, ScanPruningRule}
+import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, DeltaWriteRule, JoinKeysStrategy, ScanPruningRule}
 
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.
@@ -22,6 +22,6 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPlannerStrategy(JoinKeysStrategy(_))
     extensions.injectColumnar(ScanPruningRule.columnar)
     extensions.injectQueryStagePrepRule(ScanPruningRule(_))
-    InspectionTableFunctions.all.foreach(extensions.injectTableFunction)
+    TableFunctions.all.foreach(extensions.injectTableFunction)
   }
 }

@@ -20,6 +20,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 import sparkbloom.SparkBloomConf
 import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats, RowGroupSelection}
 import sparkbloom.shims.ParquetScanBase
+import sparkbloom.predicate.PointPredicate
 
 /**
  * Spark's DataSource V2 Parquet scan over a [[BloomPartitioningAwareFileIndex]]: skipped

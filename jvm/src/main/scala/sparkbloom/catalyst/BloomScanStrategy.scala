@@ -17,6 +17,7 @@ import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 import sparkbloom.SparkBloomConf
 import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats}
 import sparkbloom.shims.SparkShims
+import sparkbloom.predicate.PointPredicate
 
 /**
  * Plans Parquet scans with Bloom-filter pruning, for DataSource V1 relations (Spark's

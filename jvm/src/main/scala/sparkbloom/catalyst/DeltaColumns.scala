@@ -5,6 +5,7 @@ package sparkbloom.catalyst
 import java.util.Locale
 
 import org.apache.spark.sql.types.{StructField, StructType}
+import sparkbloom.predicate.PointPredicate
 
 /**
  * Where a Delta table's columns are in its data files. With column mapping, Delta writes a

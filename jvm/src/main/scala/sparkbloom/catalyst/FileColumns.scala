@@ -5,6 +5,7 @@ package sparkbloom.catalyst
 import org.apache.spark.sql.execution.datasources.parquet.ParquetUtils
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
+import sparkbloom.predicate.PointPredicate
 
 /**
  * How a scan's columns are found in its files, so that a predicate is judged by the

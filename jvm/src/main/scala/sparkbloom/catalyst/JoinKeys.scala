@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan}
 import org.apache.spark.sql.execution.InSubqueryExec
 import org.apache.spark.sql.types.{BooleanType, DataType}
+import sparkbloom.predicate.PointPredicate
 
 /**
  * Marks a dynamic pruning subquery that sparkbloom placed on a Parquet scan: the distinct

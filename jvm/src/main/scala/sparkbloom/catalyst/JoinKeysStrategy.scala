@@ -15,6 +15,7 @@ import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec
 
 import sparkbloom.SparkBloomConf
 import sparkbloom.shims.{KeySubquery, SparkShims}
+import sparkbloom.predicate.PointPredicate
 
 /**
  * Runtime Bloom pruning for joins: when one side of an equi-join (or of the semi join an

@@ -13,6 +13,7 @@ import org.apache.spark.sql.internal.SQLConf
 import sparkbloom.SparkBloomConf
 import sparkbloom.index.{IndexLayout, IndexVerdict, TableIndex}
 import sparkbloom.read.{ExecutorProbing, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection}
+import sparkbloom.predicate.PointPredicate
 
 /**
  * Turns one scan's file listing (after partition pruning) into the listing Spark should

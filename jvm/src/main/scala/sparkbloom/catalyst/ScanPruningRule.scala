@@ -12,6 +12,7 @@ import org.apache.spark.sql.execution.datasources.HadoopFsRelation
 
 import sparkbloom.SparkBloomConf
 import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats}
+import sparkbloom.predicate.PointPredicate
 
 /**
  * Bloom-filter pruning of file scans another planner strategy planned, over the physical

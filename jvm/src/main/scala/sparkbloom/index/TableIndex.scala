@@ -14,8 +14,8 @@ import org.apache.parquet.schema.{MessageTypeParser, PrimitiveType}
 import org.apache.spark.sql.types.{DateType, TimestampNTZType, TimestampType}
 import org.slf4j.LoggerFactory
 
-import sparkbloom.catalyst.PointPredicate
-import sparkbloom.catalyst.PointPredicate.{All, AnyOf, ColumnIn}
+import sparkbloom.predicate.PointPredicate
+import sparkbloom.predicate.PointPredicate.{All, AnyOf, ColumnIn}
 import sparkbloom.index.IndexLayout.{ColumnEntry, IndexedFile, Manifest, SegmentColumn, SegmentDirectory}
 import sparkbloom.read.{FileIdentity, FilePruner, RowGroupJudge}
 import sparkbloom.sbbf.SplitBlockBloomFilter

@@ -7,7 +7,7 @@ import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.util.SerializableConfiguration
 
-import sparkbloom.catalyst.PointPredicate
+import sparkbloom.predicate.PointPredicate
 
 /**
  * Footer and filter probing as a Spark job: for listings too large for one driver to read

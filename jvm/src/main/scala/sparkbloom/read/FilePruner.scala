@@ -18,7 +18,7 @@ import org.apache.parquet.schema.PrimitiveType
 import org.apache.spark.sql.types.DataType
 import org.slf4j.LoggerFactory
 
-import sparkbloom.catalyst.PointPredicate
+import sparkbloom.predicate.PointPredicate
 import sparkbloom.sbbf.SplitBlockBloomFilter
 
 /**

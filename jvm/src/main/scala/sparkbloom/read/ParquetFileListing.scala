@@ -2,25 +2,25 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
-import org.apache.hadoop.conf.Configuration
+import java.io.FileNotFoundException
+
 import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.execution.datasources.InMemoryFileIndex
 
-/** The Parquet data files under a path, as Spark would read them. */
-object ParquetFileListing {
+/**
+ * The data files under a path exactly as a Spark read of it lists them: through Spark's own
+ * file index, so hidden and `_`-prefixed names, `pathGlobFilter`, `recursiveFileLookup` and
+ * partition directories are handled as a scan handles them. In path order.
+ */
+private[sparkbloom] object ParquetFileListing {
 
-  /** A file, or every data file below a directory (skipping `_` and `.` names, like Spark). */
-  def list(path: String, conf: Configuration): Seq[FileStatus] = {
+  def list(spark: SparkSession, path: String, options: Map[String, String] = Map.empty): Seq[FileStatus] = {
     val root = new Path(path)
-    val fs = root.getFileSystem(conf)
-    def walk(status: FileStatus): Seq[FileStatus] =
-      if (status.isDirectory)
-        fs.listStatus(status.getPath).toSeq.filter(visible).sortBy(_.getPath.toString).flatMap(walk)
-      else Seq(status)
-    walk(fs.getFileStatus(root))
-  }
-
-  private def visible(status: FileStatus): Boolean = {
-    val name = status.getPath.getName
-    !name.startsWith("_") && !name.startsWith(".") && !name.endsWith(".crc")
+    // Spark lists a missing root as empty; a helper asked about it says so instead.
+    if (!root.getFileSystem(spark.sessionState.newHadoopConf()).exists(root)) {
+      throw new FileNotFoundException(s"$path does not exist")
+    }
+    new InMemoryFileIndex(spark, Seq(root), options, None).allFiles().sortBy(_.getPath.toString)
   }
 }

@@ -7,8 +7,8 @@ import java.util.Locale
 import org.apache.parquet.schema.PrimitiveType
 import org.apache.spark.sql.types.{DataType, DateType, TimestampNTZType, TimestampType}
 
-import sparkbloom.catalyst.PointPredicate
-import sparkbloom.catalyst.PointPredicate.{All, AnyOf, ColumnIn}
+import sparkbloom.predicate.PointPredicate
+import sparkbloom.predicate.PointPredicate.{All, AnyOf, ColumnIn}
 import sparkbloom.hashing.LiteralProbe
 
 /**

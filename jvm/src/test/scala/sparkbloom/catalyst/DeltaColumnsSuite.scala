@@ -5,7 +5,7 @@ package sparkbloom.catalyst
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.catalyst.PointPredicate.{All, AnyOf, ColumnIn}
+import sparkbloom.predicate.PointPredicate.{All, AnyOf, ColumnIn}
 
 /** Delta's column mapping, as a predicate on table columns becomes one on file columns. */
 class DeltaColumnsSuite extends AnyFunSuite {

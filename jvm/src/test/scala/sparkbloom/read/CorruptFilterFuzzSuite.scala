@@ -17,7 +17,7 @@ import org.apache.spark.sql.types.LongType
 import org.scalatest.funsuite.AnyFunSuite
 
 import sparkbloom.{ParquetFiles, SparkSessionSuite, TestShims}
-import sparkbloom.catalyst.PointPredicate
+import sparkbloom.predicate.PointPredicate
 import sparkbloom.sbbf.BloomFilterHeaderCodec
 
 /**

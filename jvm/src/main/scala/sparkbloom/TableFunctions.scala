@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.catalyst
+package sparkbloom
 
 import scala.jdk.CollectionConverters._
 
@@ -11,7 +11,6 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
 
-import sparkbloom.{Inspection, SparkBloom, SparkBloomException, TableIndexCommands}
 import sparkbloom.read.PruningStats
 
 /**
@@ -21,7 +20,7 @@ import sparkbloom.read.PruningStats
  * Arguments must be constants; the work is done when the query is analyzed, and the result
  * is a local relation.
  */
-object InspectionTableFunctions {
+private[sparkbloom] object TableFunctions {
 
   type Builder = Seq[Expression] => LogicalPlan
 

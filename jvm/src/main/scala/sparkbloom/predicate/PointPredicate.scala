@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.catalyst
+package sparkbloom.predicate
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.types.DataType
