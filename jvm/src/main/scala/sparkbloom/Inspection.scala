@@ -43,7 +43,7 @@ object Inspection {
       StructField("estimated_ndv", DoubleType, nullable = true),
       StructField("estimated_fpp", DoubleType, nullable = true),
       StructField("dictionary_only", BooleanType, nullable = false),
-    StructField("ceiling_bound", BooleanType, nullable = false),
+      StructField("ceiling_bound", BooleanType, nullable = false),
       StructField("problem", StringType, nullable = true)))
 
   val ProbeSchema: StructType = StructType(Seq(

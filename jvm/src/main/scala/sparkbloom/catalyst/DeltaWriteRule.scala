@@ -118,8 +118,9 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
     val dataSchema = StructType(schema.filterNot(f => partitionColumns.exists(conf.resolver(_, f.name))))
     BloomWriteOptions.resolve(bloomOptions(settings), dataSchema, partitionColumns, conf,
       FilterSupport.outputTimestampType(conf))
-      .map(ParquetJavaFilterKeys.of(_, filePath, session.sessionState.newHadoopConf()
-        .getLong(ParquetOutputFormat.BLOCK_SIZE, ParquetWriter.DEFAULT_BLOCK_SIZE)))
+      .map(ParquetJavaFilterKeys.of(_, filePath,
+          session.sessionState.newHadoopConf()
+            .getLong(ParquetOutputFormat.BLOCK_SIZE, ParquetWriter.DEFAULT_BLOCK_SIZE)))
       .getOrElse(Map.empty)
   }
 

@@ -37,13 +37,14 @@ final case class BloomWriteSpec(columns: Seq[BloomColumn], maxBytes: Option[Int]
     val json = new java.util.LinkedHashMap[String, Any]()
     json.put("maxBytes", maxBytes.map(Int.box).orNull)
     json.put("exactSize", exactSize)
-    json.put("columns", columns.map { c =>
-      val column = new java.util.LinkedHashMap[String, Any]()
-      column.put("path", c.path.asJava)
-      column.put("fpp", c.fpp)
-      column.put("ndv", c.ndvHint.map(Long.box).orNull)
-      column
-    }.asJava)
+    json.put("columns",
+      columns.map { c =>
+        val column = new java.util.LinkedHashMap[String, Any]()
+        column.put("path", c.path.asJava)
+        column.put("fpp", c.fpp)
+        column.put("ndv", c.ndvHint.map(Long.box).orNull)
+        column
+      }.asJava)
     BloomWriteSpec.Json.writeValueAsString(json)
   }
 }

@@ -39,6 +39,7 @@ final class BloomWriteSupport extends ParquetWriteSupport {
   private var rowGroupsAttached = 0
   private var rowsInRowGroup = 0L
   private var ceiling = 0
+
   /** Per column, the row groups whose filter the ceiling kept above the fpp. */
   private val ceilingBound = scala.collection.mutable.LinkedHashMap.empty[String, List[Int]]
 
