@@ -74,13 +74,16 @@ final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFil
     base.copy(hadoopConf = BloomReadParquetFileFormat.withoutTaskFilters(base.hadoopConf))
       .createReaderFactory().asInstanceOf[FilePartitionReaderFactory])
 
-  override def getMetaData(): Map[String, String] = {
-    val decided =
-      try Some(index.pruner.describe(partitionFilters, dataFilters)(index.delegate.listFiles(partitionFilters,
-              dataFilters)))
-      catch { case NonFatal(_) => None } // the query itself will report a listing failure
-    super.getMetaData() + ("BloomPruning" -> PruningMetrics.describe(decided))
+  /** Decides the pruning now, as the plan is made, so rendering it needs no I/O (see BloomPruningExec). */
+  private[sparkbloom] def decide(): BloomParquetScan = {
+    try index.pruner.describe(partitionFilters, dataFilters)(index.delegate.listFiles(partitionFilters, dataFilters))
+    catch { case NonFatal(_) => } // the query itself will report a listing failure
+    this
   }
+
+  override def getMetaData(): Map[String, String] =
+    super.getMetaData() + ("BloomPruning" -> PruningMetrics.describe(index.pruner.decided(partitionFilters,
+      dataFilters)))
 
   /** What the scan's last listing decided. */
   def stats: Option[PruningStats] = index.pruner.lastStats

@@ -80,20 +80,27 @@ final case class BloomPruningExec(child: SparkPlan, joinKeys: Seq[Expression] = 
   }
 
   /**
-   * The pruning, deciding it now if the scan has not been listed yet (as EXPLAIN needs).
-   * It lists through the index with the filters the scan will use, never through the scan
-   * itself: the scan's own driver metrics are set when it lists, and Spark resets metrics
-   * after EXPLAIN-time strings are built. The scan's listing then reuses this one.
+   * Decides the pruning now (lists and probes), as the plan is made: rendering the plan
+   * (EXPLAIN, the SQL tab) then shows it without any I/O. It lists through the index with
+   * the filters the scan will use, never through the scan itself: the scan's own driver
+   * metrics are set when it lists, and Spark resets metrics after plan strings are built.
+   * The scan's listing then reuses this one.
    */
-  private def pruning: String = {
-    val decided = for (s <- scan; index <- index) yield {
-      val staticPartitionFilters = s.partitionFilters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
-      try Some(index.pruner.describe(staticPartitionFilters, s.dataFilters)(
-            index.delegate.listFiles(staticPartitionFilters, s.dataFilters)))
-      catch { case NonFatal(_) => None } // the query itself will report a listing failure
+  private[sparkbloom] def decide(): BloomPruningExec = {
+    for (s <- scan; index <- index) {
+      try index.pruner.describe(staticPartitionFilters(s), s.dataFilters)(
+          index.delegate.listFiles(staticPartitionFilters(s), s.dataFilters))
+      catch { case NonFatal(_) => } // the query itself will report a listing failure
     }
-    PruningMetrics.describe(decided.flatten)
+    this
   }
+
+  private def staticPartitionFilters(s: FileSourceScanExec): Seq[Expression] =
+    s.partitionFilters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
+
+  private def pruning: String =
+    PruningMetrics.describe(for (s <- scan; index <- index; stats <- index.pruner.decided(
+      staticPartitionFilters(s), s.dataFilters)) yield stats)
 
   /** The join keys as EXPLAIN shows them: the columns they prune and their subqueries. */
   private def joinKeysString: String =

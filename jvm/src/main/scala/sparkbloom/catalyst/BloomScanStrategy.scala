@@ -66,7 +66,7 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
     val pruned = relation.copy(relation =
       fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat)(fs.sparkSession))
     FileSourceStrategy(JoinKeys.withoutMarkers(replace(plan, relation, pruned))).map(_.transformUp {
-      case scan: FileSourceScanExec if scan.relation.location eq index => BloomPruningExec(scan, joinKeys)
+      case scan: FileSourceScanExec if scan.relation.location eq index => BloomPruningExec(scan, joinKeys).decide()
     })
   }
 
@@ -74,7 +74,7 @@ final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy 
     val options = scan.options.asCaseSensitiveMap().asScala.toMap
     val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options, selectRowGroups,
       FileColumns.ofParquetScan(session.sessionState.conf, scan.dataSchema))
-    val pruned = relation.copy(scan = new BloomParquetScan(scan, index))
+    val pruned = relation.copy(scan = new BloomParquetScan(scan, index).decide())
     SparkShims.planDataSourceV2(session, JoinKeys.unmarked(replace(plan, relation, pruned)))
   }
 

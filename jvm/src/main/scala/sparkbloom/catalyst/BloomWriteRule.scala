@@ -63,11 +63,7 @@ final case class BloomWriteRule(session: SparkSession) extends Rule[LogicalPlan]
     else {
       val conf = session.sessionState.conf
       val dataSchema = StructType(schema.filterNot(f => partitions.exists(conf.resolver(_, f.name))))
-      // INT96 is switched to TIMESTAMP_MICROS for writes that filter a timestamp column.
-      val output = FilterSupport.outputTimestampType(conf) match {
-        case "INT96" => "TIMESTAMP_MICROS"
-        case other => other
-      }
-      BloomWriteOptions.resolve(options, dataSchema, partitions, conf, output)
+      BloomWriteOptions.resolve(options, dataSchema, partitions, conf,
+        FilterSupport.filterableTimestampType(FilterSupport.outputTimestampType(conf)))
     }
 }

@@ -54,6 +54,13 @@ final class ListingPruner(
   /** What the last listing decided, if the scan was listed. */
   def lastStats: Option[PruningStats] = last.map(_.stats)
 
+  /** What was decided for these filters and the join keys in use, if it was: no I/O (plans render it). */
+  def decided(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Option[PruningStats] =
+    last.collect {
+      case l if l.partitionFilters == partitionFilters && l.dataFilters == dataFilters && l.joinKeys == joinKeys =>
+        l.stats
+    }
+
   def forget(): Unit = last = None
 
   /** Keys of a join's other side, known at run time; later listings probe them too. */

@@ -38,7 +38,7 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
       val columns = deltaColumns(scan.relation)
       if (judgeable(scan, columns)) {
         BloomPruningExec(withIndex(scan, selectRowGroups = false, columns, scan.relation.fileFormat,
-            useTableIndex = false))
+            useTableIndex = false)).decide()
       } else {
         // as for the Parquet scans BloomScanStrategy passes over: the last pruning is none
         PruningStats.recordLast(session, PruningStats.Empty)
@@ -50,7 +50,7 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
       if (!judgeable(scan, columns)) scan
       else
         BloomPruningExec(withIndex(scan, SparkBloomConf.pruneRowGroups(conf), columns, new BloomReadParquetFileFormat,
-            useTableIndex = true))
+            useTableIndex = true)).decide()
   }
 
   /**

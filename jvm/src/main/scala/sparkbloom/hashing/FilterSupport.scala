@@ -13,6 +13,16 @@ object FilterSupport {
     conf.getConfString(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "INT96").toUpperCase(java.util.Locale.ROOT)
 
   /**
+   * The timestamp type a write that filters a timestamp column uses instead of `configured`
+   * (a `spark.sql.parquet.outputTimestampType` value): INT96 cannot carry a filter, so it
+   * becomes TIMESTAMP_MICROS, which every reader (Spark included) reads as the same instant.
+   * The one place this is decided: the write's planning resolves its options with it, and
+   * the write itself switches to it.
+   */
+  def filterableTimestampType(configured: String): String =
+    if (configured.equalsIgnoreCase("INT96")) "TIMESTAMP_MICROS" else configured.toUpperCase(java.util.Locale.ROOT)
+
+  /**
    * None when Spark writes `dataType` as a Parquet primitive that a filter can cover;
    * otherwise the rule that forbids it, phrased for an error message.
    */

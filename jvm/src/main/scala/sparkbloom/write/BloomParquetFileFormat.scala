@@ -8,6 +8,7 @@ import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFac
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
+import sparkbloom.hashing.FilterSupport
 
 /**
  * Spark's Parquet format for one write that carries sparkbloom filters. Reading is
@@ -23,11 +24,9 @@ final class BloomParquetFileFormat(val spec: BloomWriteSpec) extends ParquetFile
     val parent = super.prepareWrite(sparkSession, job, options, dataSchema)
     val conf = job.getConfiguration
     conf.set(BloomWriteSpec.ConfKey, spec.encode)
-    // INT96 cannot carry a filter; a filtered timestamp column makes this write use
-    // TIMESTAMP_MICROS, which every reader (Spark included) reads as the same instant.
-    if (BloomWriteOptions.needsMicros(spec, dataSchema) &&
-      conf.get(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "INT96").equalsIgnoreCase("INT96")) {
-      conf.set(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "TIMESTAMP_MICROS")
+    if (BloomWriteOptions.needsMicros(spec, dataSchema)) {
+      val key = SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key
+      conf.set(key, FilterSupport.filterableTimestampType(conf.get(key, "INT96")))
     }
     new OutputWriterFactory {
       override def getFileExtension(context: TaskAttemptContext): String = parent.getFileExtension(context)

@@ -54,6 +54,23 @@ class VisibilitySuite extends AnyFunSuite with SparkSessionSuite {
     assert(sql.contains("Pruning: files 10 -> 1, row groups "), sql)
   }
 
+  test("rendering a planned query reads no file: the pruning was decided while planning") {
+    val hadoop = spark.sparkContext.hadoopConfiguration
+    hadoop.set("fs.countfs.impl", classOf[sparkbloom.CountingFileSystem].getName)
+    hadoop.set("fs.countfs.impl.disable.cache", "true")
+    val counted = "countfs://" + new java.io.File(table).getAbsolutePath
+    for (v2 <- Seq(false, true)) {
+      def plan(): DataFrame = spark.read.parquet(counted).where(col("k") === 987654321L + (if (v2) 1 else 0))
+      val df = if (v2) withV2(plan()) else plan()
+      val executed = if (v2) withV2(df.queryExecution.executedPlan) else df.queryExecution.executedPlan
+      val before = sparkbloom.CountingFileSystem.calls.get()
+      val texts = (1 to 3).map(_ => df.queryExecution.explainString(org.apache.spark.sql.execution.ExtendedMode)) :+
+        executed.toString :+ executed.treeString(verbose = true)
+      assert(sparkbloom.CountingFileSystem.calls.get() == before, s"v2=$v2: rendering did I/O")
+      assert(texts.head.contains("files 10 -> 0"), texts.head)
+    }
+  }
+
   test("V1: driver-side SQL metrics reach the scan and the UI's store") {
     val df = spark.read.parquet(table).where(col("s").isin("v-1", "v-2"))
     assert(df.count() == 2)

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
+package sparkbloom
+
+import java.net.URI
+import java.util.concurrent.atomic.AtomicLong
+
+import org.apache.hadoop.fs.{FileStatus, FSDataInputStream, Path, RawLocalFileSystem, RemoteIterator, LocatedFileStatus}
+
+/**
+ * The local file system under the scheme `countfs://`, counting the calls that reach the
+ * storage: so a test can tell when sparkbloom does I/O. Register it with
+ * `fs.countfs.impl` (and `fs.countfs.impl.disable.cache`).
+ */
+class CountingFileSystem extends RawLocalFileSystem {
+  override def getUri: URI = URI.create("countfs:///")
+  override def getScheme: String = "countfs"
+
+  override def open(f: Path, bufferSize: Int): FSDataInputStream = { CountingFileSystem.calls.incrementAndGet(); super.open(f, bufferSize) }
+  override def listStatus(f: Path): Array[FileStatus] = { CountingFileSystem.calls.incrementAndGet(); super.listStatus(f) }
+  override def getFileStatus(f: Path): FileStatus = { CountingFileSystem.calls.incrementAndGet(); super.getFileStatus(f) }
+  override def listLocatedStatus(f: Path): RemoteIterator[LocatedFileStatus] = {
+    CountingFileSystem.calls.incrementAndGet(); super.listLocatedStatus(f)
+  }
+}
+
+object CountingFileSystem {
+  val calls = new AtomicLong()
+}
