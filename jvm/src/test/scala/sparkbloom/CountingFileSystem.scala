@@ -16,9 +16,15 @@ class CountingFileSystem extends RawLocalFileSystem {
   override def getUri: URI = URI.create("countfs:///")
   override def getScheme: String = "countfs"
 
-  override def open(f: Path, bufferSize: Int): FSDataInputStream = { CountingFileSystem.calls.incrementAndGet(); super.open(f, bufferSize) }
-  override def listStatus(f: Path): Array[FileStatus] = { CountingFileSystem.calls.incrementAndGet(); super.listStatus(f) }
-  override def getFileStatus(f: Path): FileStatus = { CountingFileSystem.calls.incrementAndGet(); super.getFileStatus(f) }
+  override def open(f: Path, bufferSize: Int): FSDataInputStream = {
+    CountingFileSystem.calls.incrementAndGet(); super.open(f, bufferSize)
+  }
+  override def listStatus(f: Path): Array[FileStatus] = {
+    CountingFileSystem.calls.incrementAndGet(); super.listStatus(f)
+  }
+  override def getFileStatus(f: Path): FileStatus = {
+    CountingFileSystem.calls.incrementAndGet(); super.getFileStatus(f)
+  }
   override def listLocatedStatus(f: Path): RemoteIterator[LocatedFileStatus] = {
     CountingFileSystem.calls.incrementAndGet(); super.listLocatedStatus(f)
   }

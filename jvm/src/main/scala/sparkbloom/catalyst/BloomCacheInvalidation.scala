@@ -22,7 +22,7 @@ import sparkbloom.read.ProbeCache
  * path's location, `CLEAR CACHE` all of them. It only reacts to the commands as they are
  * analyzed (just before they run) and returns every plan unchanged.
  */
-final case class BloomCacheInvalidation(session: SparkSession) extends Rule[LogicalPlan] {
+private[sparkbloom] final case class BloomCacheInvalidation(session: SparkSession) extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
     plan match {

@@ -32,7 +32,7 @@ import sparkbloom.predicate.PointPredicate
  * A join's keys ([[JoinKeysStrategy]]) arrive as Spark's runtime filters: `IN` lists on data
  * columns, once the dynamic pruning subqueries have run, before Spark asks for partitions again.
  */
-final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFileIndex)
+private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFileIndex)
     extends ParquetScanBase(base, index) with SupportsRuntimeV2Filtering {
 
   override def filterAttributes(): Array[NamedReference] =
@@ -83,7 +83,7 @@ final class BloomParquetScan(base: ParquetScan, index: BloomPartitioningAwareFil
 
   override def getMetaData(): Map[String, String] =
     super.getMetaData() + ("BloomPruning" -> PruningMetrics.describe(index.pruner.decided(partitionFilters,
-      dataFilters)))
+        dataFilters)))
 
   /** What the scan's last listing decided. */
   def stats: Option[PruningStats] = index.pruner.lastStats

@@ -15,7 +15,7 @@ import org.apache.spark.sql.types.StructType
  * `PartitioningAwareFileIndex`, so this one is one: it answers everything from the index
  * it wraps (files, partitions, sizes) and prunes only what `listFiles` returns.
  */
-final class BloomPartitioningAwareFileIndex(
+private[sparkbloom] final class BloomPartitioningAwareFileIndex(
     val delegate: PartitioningAwareFileIndex,
     session: SparkSession,
     options: Map[String, String],

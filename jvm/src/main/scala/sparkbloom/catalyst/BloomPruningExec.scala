@@ -26,7 +26,8 @@ import sparkbloom.read.PruningStats
  * done before this node executes; it then hands their keys to the file index, and the scan,
  * listing its files only now, lists what the keys leave.
  */
-final case class BloomPruningExec(child: SparkPlan, joinKeys: Seq[Expression] = Nil) extends UnaryExecNode {
+private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys: Seq[Expression] = Nil)
+    extends UnaryExecNode {
 
   override def output: Seq[Attribute] = child.output
   override def outputPartitioning: Partitioning = child.outputPartitioning
@@ -99,8 +100,9 @@ final case class BloomPruningExec(child: SparkPlan, joinKeys: Seq[Expression] = 
     s.partitionFilters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
 
   private def pruning: String =
-    PruningMetrics.describe(for (s <- scan; index <- index; stats <- index.pruner.decided(
-      staticPartitionFilters(s), s.dataFilters)) yield stats)
+    PruningMetrics.describe(for (s <- scan; index <- index;
+        stats <- index.pruner.decided(
+          staticPartitionFilters(s), s.dataFilters)) yield stats)
 
   /** The join keys as EXPLAIN shows them: the columns they prune and their subqueries. */
   private def joinKeysString: String =

@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.StructType
  * data filters. Spark asks for the listing while it plans the scan's tasks, so skipped
  * files get no task and are never opened by an executor.
  */
-final class BloomPruningFileIndex(
+private[sparkbloom] final class BloomPruningFileIndex(
     val delegate: FileIndex,
     session: SparkSession,
     options: Map[String, String],

@@ -27,7 +27,7 @@ import sparkbloom.predicate.PointPredicate
  * strategy; this one only swaps in the pruning file index (and, for V1, the reader that
  * skips row groups and a [[BloomPruningExec]] to show what was skipped).
  */
-final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy {
+private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy {
   import BloomScanStrategy.plansScan
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {

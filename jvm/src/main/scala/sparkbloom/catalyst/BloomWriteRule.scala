@@ -26,7 +26,7 @@ import sparkbloom.write.{BloomParquetFileFormat, BloomWriteOptions}
  * then its TBLPROPERTIES. Table creation is checked too, so that a bad option fails the
  * `CREATE TABLE` rather than the first `INSERT`.
  */
-final case class BloomWriteRule(session: SparkSession) extends Rule[LogicalPlan] {
+private[sparkbloom] final case class BloomWriteRule(session: SparkSession) extends Rule[LogicalPlan] {
 
   // Matched at the root, where Spark puts write commands, and not with transform: Spark's
   // ParquetFileFormat equals any ParquetFileFormat, so transform would see the rewritten

@@ -40,7 +40,7 @@ private object ListingPruner {
     rootPaths.flatMap(IndexLayout.candidateRoots(_, partitionDepth)).distinct
 }
 
-final class ListingPruner(
+private[sparkbloom] final class ListingPruner(
     session: SparkSession,
     options: Map[String, String],
     selectRowGroups: Boolean,

@@ -12,7 +12,8 @@ import sparkbloom.read.PruningStats
  * to aggregate, so each one is a class of its own; V1 scans show the same names and
  * descriptions on the `BloomPruning` node above the scan.
  */
-sealed abstract class PruningMetric(metricName: String, metricDescription: String, val valueOf: PruningStats => Long)
+private[sparkbloom] sealed abstract class PruningMetric(metricName: String, metricDescription: String,
+    val valueOf: PruningStats => Long)
     extends CustomSumMetric {
   override def name(): String = metricName
   override def description(): String = metricDescription
@@ -23,18 +24,22 @@ sealed abstract class PruningMetric(metricName: String, metricDescription: Strin
   }
 }
 
-final class FilesTotalMetric extends PruningMetric("bloomFilesTotal", "sparkbloom: files before pruning", _.filesTotal)
-final class FilesSkippedMetric extends PruningMetric("bloomFilesSkipped", "sparkbloom: files skipped", _.filesSkipped)
-final class RowGroupsTotalMetric
+private[sparkbloom] final class FilesTotalMetric
+    extends PruningMetric("bloomFilesTotal", "sparkbloom: files before pruning", _.filesTotal)
+private[sparkbloom] final class FilesSkippedMetric
+    extends PruningMetric("bloomFilesSkipped", "sparkbloom: files skipped", _.filesSkipped)
+private[sparkbloom] final class RowGroupsTotalMetric
     extends PruningMetric("bloomRowGroupsTotal", "sparkbloom: row groups judged", _.rowGroupsTotal)
-final class RowGroupsSkippedMetric
+private[sparkbloom] final class RowGroupsSkippedMetric
     extends PruningMetric("bloomRowGroupsSkipped", "sparkbloom: row groups skipped", _.rowGroupsSkipped)
-final class FilterBytesReadMetric
+private[sparkbloom] final class FilterBytesReadMetric
     extends PruningMetric("bloomFilterBytesRead", "sparkbloom: filter bytes read", _.filterBytesRead)
-final class JoinKeysMetric extends PruningMetric("bloomJoinKeys", "sparkbloom: join keys probed", _.joinKeys)
-final class ProbeTimeMetric extends PruningMetric("bloomProbeTimeMs", "sparkbloom: probe time (ms)", _.probeTimeMs)
+private[sparkbloom] final class JoinKeysMetric
+    extends PruningMetric("bloomJoinKeys", "sparkbloom: join keys probed", _.joinKeys)
+private[sparkbloom] final class ProbeTimeMetric
+    extends PruningMetric("bloomProbeTimeMs", "sparkbloom: probe time (ms)", _.probeTimeMs)
 
-object PruningMetrics {
+private[sparkbloom] object PruningMetrics {
   def all: Seq[PruningMetric] = Seq(
     new FilesTotalMetric, new FilesSkippedMetric, new RowGroupsTotalMetric, new RowGroupsSkippedMetric,
     new FilterBytesReadMetric, new JoinKeysMetric, new ProbeTimeMetric)

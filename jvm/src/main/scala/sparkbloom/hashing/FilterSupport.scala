@@ -6,7 +6,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 
 /** Which Spark column types can carry a Parquet Bloom filter when Spark writes them. */
-object FilterSupport {
+private[sparkbloom] object FilterSupport {
 
   /** How Spark will store timestamps: `spark.sql.parquet.outputTimestampType`. */
   def outputTimestampType(conf: SQLConf): String =

@@ -29,7 +29,7 @@ import sparkbloom.shims.SparkShims
  * both bit patterns; NaN has many bit patterns and a writer may store any of them, so NaN
  * is undecidable.
  */
-object LiteralProbe {
+private[sparkbloom] object LiteralProbe {
   import ProbeHashes._
 
   private type Stored = Option[Seq[Any]]

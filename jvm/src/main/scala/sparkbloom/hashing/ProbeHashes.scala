@@ -3,9 +3,9 @@
 package sparkbloom.hashing
 
 /** What to look for in a column's filter to learn whether one literal can be present. */
-sealed trait ProbeHashes
+private[sparkbloom] sealed trait ProbeHashes
 
-object ProbeHashes {
+private[sparkbloom] object ProbeHashes {
 
   /**
    * The literal is stored under one of these hashes (two for a floating-point zero,

@@ -15,11 +15,11 @@ import sparkbloom.sbbf.XxHash64
  * Hashes a non-null value of one column, read from a Catalyst row, exactly as parquet-java
  * hashes the value that Spark's `ParquetWriteSupport` hands it for that column.
  */
-trait RowValueHasher extends Serializable {
+private[sparkbloom] trait RowValueHasher extends Serializable {
   def hash(row: SpecializedGetters, ordinal: Int): Long
 }
 
-object RowValueHasher {
+private[sparkbloom] object RowValueHasher {
 
   /**
    * How Spark's writer changes dates and timestamps before storing them: with
@@ -85,7 +85,7 @@ object RowValueHasher {
 }
 
 /** Decimal unscaled values in the big-endian two's-complement layout Parquet uses. */
-object DecimalBytes {
+private[sparkbloom] object DecimalBytes {
 
   /** `unscaled` sign-extended to exactly `width` bytes, or None if it needs more. */
   def fixedWidth(unscaled: BigInteger, width: Int): Option[Array[Byte]] = {

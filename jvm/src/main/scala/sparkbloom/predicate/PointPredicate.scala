@@ -11,11 +11,11 @@ import org.apache.spark.sql.types.DataType
  * keeps more data: a conjunct that cannot be answered is dropped from an AND, and an OR
  * with any such branch is dropped whole.
  */
-sealed trait PointPredicate {
+private[sparkbloom] sealed trait PointPredicate {
   def columns: Set[Seq[String]]
 }
 
-object PointPredicate {
+private[sparkbloom] object PointPredicate {
 
   /**
    * `path` equals one of `values` (non-null Catalyst values of `dataType`). With a

@@ -14,7 +14,7 @@ import sparkbloom.sbbf.{BloomFilterHeaderCodec, SplitBlockBloomFilter}
  * from the file, so each is checked against the file's length and a ceiling before
  * anything is allocated; a filter that does not add up is [[FilterLookup.Broken]].
  */
-object BloomFilterIO {
+private[sparkbloom] object BloomFilterIO {
 
   /** The largest filter read: parquet-java's own ceiling for a filter, plus a header. */
   val MaxFilterBytes: Int = SplitBlockBloomFilter.DefaultMaxBytes + 4096

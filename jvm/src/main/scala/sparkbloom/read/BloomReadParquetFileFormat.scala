@@ -17,7 +17,7 @@ import org.apache.spark.sql.types.StructType
  * second time. A file the driver could not judge is read exactly as Spark reads it, with
  * parquet-java's own in-task filtering.
  */
-final class BloomReadParquetFileFormat extends ParquetFileFormat {
+private[sparkbloom] final class BloomReadParquetFileFormat extends ParquetFileFormat {
 
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,
@@ -44,7 +44,7 @@ final class BloomReadParquetFileFormat extends ParquetFileFormat {
   override def toString: String = "Parquet"
 }
 
-object BloomReadParquetFileFormat {
+private[sparkbloom] object BloomReadParquetFileFormat {
 
   /** A reader configuration in which parquet-java does not read Bloom filters in tasks. */
   def withoutTaskFilters(hadoopConf: Configuration): Configuration = {

@@ -25,7 +25,7 @@ import sparkbloom.write.CeilingBound
  * @param ceilingBound  sparkbloom wrote the filter at its size ceiling, above the fpp asked for
  * @param problem       why a claimed filter could not be used, if it could not
  */
-final case class ChunkReport(
+private[sparkbloom] final case class ChunkReport(
     file: String,
     rowGroup: Int,
     column: String,
@@ -42,7 +42,7 @@ final case class ChunkReport(
     problem: String)
 
 /** Reads every column chunk's footer entry and filter of a Parquet file, whoever wrote it. */
-object FileInspector {
+private[sparkbloom] object FileInspector {
 
   def inspect(path: String, columns: Set[String], conf: Configuration): Seq[ChunkReport] = {
     val input = HadoopInputFile.fromPath(new Path(path), conf)

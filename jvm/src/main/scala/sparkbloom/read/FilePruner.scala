@@ -26,7 +26,7 @@ import sparkbloom.sbbf.SplitBlockBloomFilter
  * for a file it could not judge), and each row group's split midpoint, for reading only
  * those that may.
  */
-final case class FileVerdict(
+private[sparkbloom] final case class FileVerdict(
     status: FileStatus,
     rowGroups: Int,
     mayMatch: IndexedSeq[Boolean],
@@ -43,7 +43,7 @@ final case class FileVerdict(
  * any failure to read a footer or filter keeps the file and is logged once per file and
  * column.
  */
-final class FilePruner(
+private[sparkbloom] final class FilePruner(
     hadoopConf: Configuration,
     cache: ProbeCache,
     cacheScope: String,
@@ -187,7 +187,7 @@ final class FilePruner(
   }
 }
 
-object FilePruner {
+private[sparkbloom] object FilePruner {
   private val log = LoggerFactory.getLogger(classOf[FilePruner])
   private val warned = ConcurrentHashMap.newKeySet[(String, String)]()
 

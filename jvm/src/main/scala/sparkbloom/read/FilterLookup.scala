@@ -5,11 +5,11 @@ package sparkbloom.read
 import sparkbloom.sbbf.SplitBlockBloomFilter
 
 /** The outcome of looking for one column chunk's filter. */
-sealed trait FilterLookup {
+private[sparkbloom] sealed trait FilterLookup {
   def bytes: Long
 }
 
-object FilterLookup {
+private[sparkbloom] object FilterLookup {
   final case class Present(filter: SplitBlockBloomFilter) extends FilterLookup {
     def bytes: Long = filter.numBytes.toLong + 64
   }

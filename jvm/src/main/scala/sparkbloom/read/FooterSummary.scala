@@ -18,10 +18,11 @@ import sparkbloom.shims.SparkShims
  * @param scope "" for what anyone may read; otherwise the reader that decrypted it (see
  *              [[ProbeCache.scopeOf]]): what one session decrypted never serves another
  */
-final case class FileKey(path: String, length: Long, modificationTime: Long, etag: String = "", scope: String = "",
+private[sparkbloom] final case class FileKey(path: String, length: Long, modificationTime: Long, etag: String = "",
+    scope: String = "",
     changeTime: Long = -1L)
 
-object FileKey {
+private[sparkbloom] object FileKey {
   def of(status: org.apache.hadoop.fs.FileStatus, scope: String): FileKey = {
     val identity = FileIdentity.of(status)
     FileKey(status.getPath.toString, identity.length, identity.modificationTime, identity.etag, scope,
@@ -38,7 +39,7 @@ object FileKey {
  * @param filterOffset  `bloom_filter_offset`, or -1 without a filter
  * @param filterLength  `bloom_filter_length`, or -1 for files written before it existed
  */
-final case class ChunkSummary(
+private[sparkbloom] final case class ChunkSummary(
     primitiveType: PrimitiveType,
     min: Option[Any],
     max: Option[Any],
@@ -49,7 +50,7 @@ final case class ChunkSummary(
 }
 
 /** One row group and its columns. */
-final case class RowGroupSummary(ordinal: Int, rowCount: Long, columns: Map[String, ChunkSummary])
+private[sparkbloom] final case class RowGroupSummary(ordinal: Int, rowCount: Long, columns: Map[String, ChunkSummary])
 
 /**
  * The part of a footer that pruning needs, small enough to cache for many files.
@@ -57,7 +58,7 @@ final case class RowGroupSummary(ordinal: Int, rowCount: Long, columns: Map[Stri
  * @param splitMidpoints per row group, the offset by which parquet-java gives it to one
  *                       split (see [[FooterReader]]); None when unknown
  */
-final case class FooterSummary(
+private[sparkbloom] final case class FooterSummary(
     rowGroups: IndexedSeq[RowGroupSummary],
     keyValueMetadata: Map[String, String],
     createdBy: String,
@@ -73,7 +74,7 @@ final case class FooterSummary(
     keyValueMetadata.map { case (k, v) => 2L * (k.length + v.length) }.sum
 }
 
-object FooterSummary {
+private[sparkbloom] object FooterSummary {
 
   /** Key-value metadata Spark writes that changes what dates and timestamps mean. */
   val SparkVersionKey = "org.apache.spark.version"

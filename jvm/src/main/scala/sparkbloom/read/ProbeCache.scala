@@ -20,7 +20,7 @@ import scala.jdk.CollectionConverters._
  * preserved) on a file system with neither etags nor change times (HDFS) is seen only after
  * one of those invalidations.
  */
-final class ProbeCache(initialMaxBytes: Long) {
+private[sparkbloom] final class ProbeCache(initialMaxBytes: Long) {
   import ProbeCache._
 
   private var maxBytes = initialMaxBytes
@@ -87,7 +87,7 @@ final class ProbeCache(initialMaxBytes: Long) {
   }
 }
 
-object ProbeCache {
+private[sparkbloom] object ProbeCache {
 
   /** Files younger than this are read, not cached: a coarse clock could not tell a rewrite. */
   val SettleMillis: Long = FileIdentity.SettleMillis

@@ -6,7 +6,7 @@ package sparkbloom.read
  * What the driver decided for one scan, as `sparkbloom.last_pruning(spark)` reports it.
  * `joinKeys` counts the keys of a join's other side that were probed (0 without a join).
  */
-final case class PruningStats(
+private[sparkbloom] final case class PruningStats(
     filesTotal: Long,
     filesSkipped: Long,
     rowGroupsTotal: Long,
@@ -30,7 +30,7 @@ final case class PruningStats(
        else "")
 }
 
-object PruningStats {
+private[sparkbloom] object PruningStats {
 
   /** The names `last_pruning` and `sparkbloom_last_pruning()` report the figures under. */
   val Keys: Seq[String] = Seq("files_total", "files_skipped", "row_groups_total", "row_groups_skipped",

@@ -25,7 +25,7 @@ import sparkbloom.hashing.LiteralProbe
  * @param probe          a literal's stored values in a file column and their hashes (None:
  *                       undecidable), shared by the files of one scan
  */
-final class RowGroupJudge(
+private[sparkbloom] final class RowGroupJudge(
     footer: FooterSummary,
     caseSensitive: Boolean,
     legacyCalendar: Boolean,
@@ -112,7 +112,7 @@ final class RowGroupJudge(
     }
 }
 
-object RowGroupJudge {
+private[sparkbloom] object RowGroupJudge {
 
   /** A literal as a column stores it, and the hash of each stored form. */
   final case class Probe(stored: IndexedSeq[Any], hashes: IndexedSeq[Long])

@@ -18,7 +18,7 @@ package sparkbloom.read
  * @param midpoints the file's distinct split midpoints, ascending (empty: read the split as is)
  * @param keep      per midpoint, whether a row group there may match
  */
-final case class RowGroupSelection(midpoints: Array[Long], keep: Array[Boolean]) {
+private[sparkbloom] final case class RowGroupSelection(midpoints: Array[Long], keep: Array[Boolean]) {
 
   /** Nothing to skip: the split is read as Spark planned it. */
   def readsWholeSplits: Boolean = keep.forall(identity)
@@ -39,7 +39,7 @@ final case class RowGroupSelection(midpoints: Array[Long], keep: Array[Boolean])
     }
 }
 
-object RowGroupSelection {
+private[sparkbloom] object RowGroupSelection {
 
   /** Key in a file's metadata map. */
   val MetadataKey = "sparkbloom_row_groups"

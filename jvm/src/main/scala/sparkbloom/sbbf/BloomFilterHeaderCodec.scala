@@ -14,7 +14,7 @@ import java.io.ByteArrayOutputStream
  * bytes it is given, skips fields it does not know as thrift requires, and reports every
  * problem as a [[BloomFilterHeaderCodec.Invalid]] value, never as an exception.
  */
-object BloomFilterHeaderCodec {
+private[sparkbloom] object BloomFilterHeaderCodec {
 
   /** A header that names a filter sparkbloom can use: `numBytes` of bitset follow it. */
   final case class Header(numBytes: Int, headerLength: Int)

@@ -6,7 +6,7 @@ package sparkbloom.sbbf
  * What a filter's bits alone say about it: how many distinct values went in and how
  * often it will answer "maybe" for a value that did not.
  */
-object FilterEstimates {
+private[sparkbloom] object FilterEstimates {
   import SplitBlockBloomFilter.WordsPerBlock
 
   /**

@@ -12,7 +12,7 @@ package sparkbloom.sbbf
  * that. The spec's closed formula `-8 / ln(1 - p^(1/8))` ignores the uneven block loads and
  * undershoots (9.7 instead of 10.5 bits per value at 1 %), so it is not used for sizing.
  */
-object FilterSizing {
+private[sparkbloom] object FilterSizing {
   import SplitBlockBloomFilter.{BytesPerBlock, MaxBytes, MinBytes}
 
   private val LogMissPerWord = math.log(31.0 / 32.0)

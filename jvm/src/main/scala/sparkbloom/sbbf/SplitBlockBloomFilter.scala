@@ -18,7 +18,7 @@ import java.nio.{ByteBuffer, ByteOrder}
  *
  * Not thread-safe for `insert`; `mightContain` may run from many threads once filled.
  */
-final class SplitBlockBloomFilter private (private[sbbf] val words: Array[Int]) {
+private[sparkbloom] final class SplitBlockBloomFilter private (private[sbbf] val words: Array[Int]) {
   import SplitBlockBloomFilter._
 
   val numBlocks: Int = words.length >>> 3
@@ -167,7 +167,7 @@ final class SplitBlockBloomFilter private (private[sbbf] val words: Array[Int]) 
   override def toString: String = s"SplitBlockBloomFilter($numBlocks blocks, $numBytes bytes)"
 }
 
-object SplitBlockBloomFilter {
+private[sparkbloom] object SplitBlockBloomFilter {
   val BytesPerBlock: Int = 32
   val WordsPerBlock: Int = 8
 

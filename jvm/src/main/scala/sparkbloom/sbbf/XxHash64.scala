@@ -15,7 +15,7 @@ import org.apache.parquet.column.values.bloomfilter.XxHash
  * avoid the ByteBuffer round trip parquet-java's `hash(int)`/`hash(long)` make on every
  * value (see `bench/jmh`), and the property tests pin them to parquet-java bit for bit.
  */
-object XxHash64 {
+private[sparkbloom] object XxHash64 {
   private final val Prime1 = 0x9e3779b185ebca87L
   private final val Prime2 = 0xc2b2ae3d27d4eb4fL
   private final val Prime3 = 0x165667b19e3779f9L

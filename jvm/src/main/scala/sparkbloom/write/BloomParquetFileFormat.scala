@@ -14,7 +14,7 @@ import sparkbloom.hashing.FilterSupport
  * Spark's Parquet format for one write that carries sparkbloom filters. Reading is
  * untouched (it is the parent's); writing differs only in the output writer.
  */
-final class BloomParquetFileFormat(val spec: BloomWriteSpec) extends ParquetFileFormat {
+private[sparkbloom] final class BloomParquetFileFormat(val spec: BloomWriteSpec) extends ParquetFileFormat {
 
   override def prepareWrite(
       sparkSession: SparkSession,

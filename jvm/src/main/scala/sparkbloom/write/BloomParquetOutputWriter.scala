@@ -11,7 +11,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.OutputWriter
 
 /** Spark's Parquet output writer, with [[BloomWriteSupport]] adding the filters. */
-final class BloomParquetOutputWriter(override val path: String, context: TaskAttemptContext) extends OutputWriter {
+private[sparkbloom] final class BloomParquetOutputWriter(override val path: String, context: TaskAttemptContext)
+    extends OutputWriter {
   private val writeSupport = new BloomWriteSupport
 
   private val recordWriter: RecordWriter[Void, InternalRow] = {

@@ -23,7 +23,7 @@ import sparkbloom.sbbf.SplitBlockBloomFilter
  * are kept in the schema's real case; nested struct fields are named by dotted path
  * (backticks quote a name that contains a dot).
  */
-object BloomWriteOptions {
+private[sparkbloom] object BloomWriteOptions {
   val Columns = "bloom_filter_columns"
   val Fpp = "bloom_filter_fpp"
   val Ndv = "bloom_filter_ndv"

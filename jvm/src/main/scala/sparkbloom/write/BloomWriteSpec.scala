@@ -15,7 +15,7 @@ import sparkbloom.sbbf.FilterSizing
  * @param fpp      the false-positive probability each row group's filter must meet
  * @param ndvHint  distinct values per row group, if the user knows them
  */
-final case class BloomColumn(path: Seq[String], fpp: Double, ndvHint: Option[Long]) {
+private[sparkbloom] final case class BloomColumn(path: Seq[String], fpp: Double, ndvHint: Option[Long]) {
 
   /** The Parquet column path as parquet-java keys filters: names joined by dots. */
   def dottedPath: String = path.mkString(".")
@@ -27,7 +27,8 @@ final case class BloomColumn(path: Seq[String], fpp: Double, ndvHint: Option[Lon
  * whole number of blocks (`exactSize`) or, by default, a power of two of blocks (the only
  * sizes Arrow C++ and Velox accept).
  */
-final case class BloomWriteSpec(columns: Seq[BloomColumn], maxBytes: Option[Int], exactSize: Boolean) {
+private[sparkbloom] final case class BloomWriteSpec(columns: Seq[BloomColumn], maxBytes: Option[Int],
+    exactSize: Boolean) {
 
   /** The ceiling of one column chunk's filter in row groups of `rowGroupBytes`. */
   def ceiling(rowGroupBytes: Long): Int = maxBytes.getOrElse(FilterSizing.rowGroupCeiling(rowGroupBytes))
@@ -49,7 +50,7 @@ final case class BloomWriteSpec(columns: Seq[BloomColumn], maxBytes: Option[Int]
   }
 }
 
-object BloomWriteSpec {
+private[sparkbloom] object BloomWriteSpec {
 
   /** Hadoop conf key under which a write's spec travels to the tasks. */
   val ConfKey = "sparkbloom.write.spec"

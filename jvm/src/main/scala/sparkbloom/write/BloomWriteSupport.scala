@@ -26,7 +26,7 @@ import sparkbloom.shims.SparkShims
  * row group it flushes, and `finalizeWrite` after the last one, always before the file
  * is closed: exactly the moments when a row group's values are complete.
  */
-final class BloomWriteSupport extends ParquetWriteSupport {
+private[sparkbloom] final class BloomWriteSupport extends ParquetWriteSupport {
   // The calendar Spark's writer stores dates and timestamps in, decided as the parent
   // decides it (the task's SQL conf), with Spark's own rebase functions: filters then hold
   // exactly the stored values, and LEGACY rebased dates are found by every reader.

@@ -85,7 +85,7 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       (path, filteredChunks(path, "id").head)
     }
     def inspected(path: String): Seq[org.apache.spark.sql.Row] =
-      sparkbloom.Inspection.inspect(spark, path, java.util.List.of("id")).collect().toSeq
+      sparkbloom.Inspection.inspect(spark, path, java.util.Collections.singletonList("id")).collect().toSeq
     val (followed, chunk) = write(Map.empty)
     assert(chunk.filter.get.getBitsetSize == (2 << 20), "Spark's 128 MB row groups allow 8 MiB; 2 MiB meets the fpp")
     assert(inspected(followed).forall(r => !r.getAs[Boolean]("ceiling_bound")))
