@@ -83,7 +83,7 @@ object Inspection {
     spark.createDataFrame(rows.asJava, ProbeSchema)
   }
 
-  private def probeFile(file: String, column: String, given: Seq[Literal], timeZone: String,
+  private def probeFile(file: String, column: String, values: Seq[Literal], timeZone: String,
       conf: Configuration): Seq[Row] = {
     val filePath = new org.apache.hadoop.fs.Path(file)
     val status = filePath.getFileSystem(conf).getFileStatus(filePath)
@@ -98,7 +98,7 @@ object Inspection {
       footer.rowGroups.flatMap { rowGroup =>
         val chunk = rowGroup.columns(column)
         val lookup = BloomFilterIO.read(stream, status.getLen, chunk).lookup
-        given.map { shown =>
+        values.map { shown =>
           val literal = castText(shown, chunk.primitiveType, column, timeZone)
           val absent = lookup match {
             case FilterLookup.Present(filter) =>
