@@ -19,6 +19,7 @@ import sparkbloom.predicate.PointPredicate.{All, AnyOf, ColumnIn}
 import sparkbloom.index.IndexLayout.{ColumnEntry, IndexedFile, Manifest, SegmentColumn, SegmentDirectory}
 import sparkbloom.read.{FileIdentity, FilePruner, RowGroupJudge}
 import sparkbloom.sbbf.SplitBlockBloomFilter
+import sparkbloom.warnings.WarnOnce
 
 /**
  * What a table index says about one listed file: which row groups may hold a match.
@@ -272,11 +273,10 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
 
 private[sparkbloom] object TableIndex {
   private val log = LoggerFactory.getLogger(classOf[TableIndex])
-  private val warned = ConcurrentHashMap.newKeySet[String]()
   private val loaded = new ConcurrentHashMap[String, TableIndex]()
   private val parsedTypes = new ConcurrentHashMap[String, PrimitiveType]()
 
-  private[sparkbloom] def warnOnce(key: String, message: String): Unit = if (warned.add(key)) log.warn(message)
+  private[sparkbloom] def warnOnce(key: String, message: String): Unit = WarnOnce(log, s"index|$key", message)
 
   private def primitiveTypeOf(text: String): PrimitiveType =
     parsedTypes.computeIfAbsent(text,

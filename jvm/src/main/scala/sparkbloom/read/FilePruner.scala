@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory
 
 import sparkbloom.predicate.PointPredicate
 import sparkbloom.sbbf.SplitBlockBloomFilter
+import sparkbloom.warnings.WarnOnce
 
 /**
  * The driver's verdict on one file: which row groups may hold a match (`rowGroups` is -1
@@ -189,13 +190,12 @@ private[sparkbloom] final class FilePruner(
 
 private[sparkbloom] object FilePruner {
   private val log = LoggerFactory.getLogger(classOf[FilePruner])
-  private val warned = ConcurrentHashMap.newKeySet[(String, String)]()
 
   private[read] def warnOnce(path: String, column: String, message: String): Unit =
-    if (warned.add((path, column))) log.warn(message)
+    WarnOnce(log, s"file|$path|$column", message)
 
   /** Whether a warning about (file, column) was logged; "" for the file's footer. */
-  private[read] def warnedAbout(path: String, column: String): Boolean = warned.contains((path, column))
+  private[read] def warnedAbout(path: String, column: String): Boolean = WarnOnce.warned(s"file|$path|$column")
 
   /**
    * `work(i)` for every i below `n`, on the driver's probing threads in `chunks` slices:

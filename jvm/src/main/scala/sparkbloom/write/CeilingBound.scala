@@ -7,6 +7,8 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.slf4j.LoggerFactory
 
+import sparkbloom.warnings.WarnOnce
+
 /**
  * Row groups whose filter the size ceiling kept above the fpp the write asked for: said once
  * per column in the writing JVM's log, and recorded in the file's key-value metadata
@@ -18,8 +20,6 @@ private[sparkbloom] object CeilingBound {
 
   private val Json = new ObjectMapper()
   private val log = LoggerFactory.getLogger(getClass)
-  private val warned = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
-  private val MaxWarned = 1000
 
   def encode(rowGroups: Map[String, Seq[Int]]): String =
     Json.writeValueAsString(rowGroups.map { case (k, v) => k -> v.map(Int.box).asJava }.asJava)
@@ -33,10 +33,9 @@ private[sparkbloom] object CeilingBound {
     }.getOrElse(Map.empty)
 
   def warnOnce(column: String, ceiling: Int, fpp: Double): Unit =
-    if (warned.size < MaxWarned && warned.add(s"$column/$ceiling/$fpp")) {
-      log.warn(s"sparkbloom: the Bloom filter of column '$column' reached its ceiling of $ceiling bytes, so it " +
+    WarnOnce(log, s"ceiling|$column|$ceiling|$fpp",
+      s"sparkbloom: the Bloom filter of column '$column' reached its ceiling of $ceiling bytes, so it " +
         s"misses the fpp $fpp asked for (row groups with that many distinct values need more). Raise " +
         "bloom_filter_max_bytes, or write smaller row groups (parquet.block.size); `sparkbloom.inspect` shows " +
         "which row groups (ceiling_bound)")
-    }
 }

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
+package sparkbloom.warnings
+
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicBoolean
+
+import org.slf4j.{Logger, LoggerFactory}
+
+/**
+ * The one registry of warnings sparkbloom logs once per JVM: a filter or footer it cannot
+ * use (the data is read instead), an index it ignores, a filter ceiling that binds. Each
+ * key warns once; a query over a million broken files must not hold a million keys, so at
+ * most 10,000 are remembered, and past that one last warning says the rest are quiet.
+ */
+private[sparkbloom] object WarnOnce extends WarnOnce(10000)
+
+/** A registry of once-only warnings remembering at most `maxKeys` keys (one per JVM: [[WarnOnce]]). */
+private[sparkbloom] class WarnOnce(val maxKeys: Int) {
+  private val seen = ConcurrentHashMap.newKeySet[String]()
+  private val full = new AtomicBoolean(false)
+  private val quiet: Logger = LoggerFactory.getLogger(classOf[WarnOnce])
+
+  /** Logs `message` to `log` unless `key` was warned about before; true when it logged. */
+  def apply(log: Logger, key: String, message: => String): Boolean =
+    if (seen.size < maxKeys) { val first = seen.add(key); if (first) log.warn(message); first }
+    else {
+      if (full.compareAndSet(false, true)) {
+        quiet.warn(s"sparkbloom has logged $maxKeys distinct warnings; further ones are not logged")
+      }
+      false
+    }
+
+  def warned(key: String): Boolean = seen.contains(key)
+}
