@@ -6,6 +6,7 @@ import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.parquet.schema.PrimitiveType
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
@@ -14,7 +15,7 @@ import org.apache.spark.util.SerializableConfiguration
 
 import sparkbloom.catalyst.DeltaTables
 import sparkbloom.hashing.{LiteralProbe, ProbeHashes}
-import sparkbloom.read.{BloomFilterIO, ChunkReport, FileInspector, FilterLookup, FooterReader, ParquetFileListing}
+import sparkbloom.read.{FilterLookup, OpenedFile, ParquetFileListing, ProbeCache}
 
 /**
  * The inspection helpers behind `sparkbloom.inspect`, `sparkbloom.might_contain`, the SQL
@@ -56,8 +57,9 @@ object Inspection {
   def inspect(spark: SparkSession, path: String, columns: java.util.List[String]): DataFrame = {
     val target = Target.of(spark, path)
     val wanted = Option(columns).map(_.asScala.map(target.fileColumn).toSet).getOrElse(Set.empty[String])
-    val rows = perFile(spark, target) { (file, conf) =>
-      FileInspector.inspect(file, wanted, conf).map(r => r.copy(column = target.tableColumn(r.column))).map(toRow)
+    val rows = perFile(spark, target) { (file, conf, cache) =>
+      FileInspector.inspect(file, wanted, conf, cache).map(r => r.copy(column = target.tableColumn(r.column)))
+        .map(toRow)
     }
     spark.createDataFrame(rows.asJava, InspectSchema)
   }
@@ -77,27 +79,24 @@ object Inspection {
     }
     val target = Target.of(spark, path)
     val timeZone = spark.sessionState.conf.sessionLocalTimeZone
-    val rows = perFile(spark, target) { (file, conf) =>
-      probeFile(file, target.fileColumn(column), literals, timeZone, conf)
+    val rows = perFile(spark, target) { (file, conf, cache) =>
+      probeFile(file, target.fileColumn(column), literals, timeZone, conf, cache)
     }
     spark.createDataFrame(rows.asJava, ProbeSchema)
   }
 
-  private def probeFile(file: String, column: String, values: Seq[Literal], timeZone: String,
-      conf: Configuration): Seq[Row] = {
-    val filePath = new org.apache.hadoop.fs.Path(file)
-    val status = filePath.getFileSystem(conf).getFileStatus(filePath)
-    val input = org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(status, conf)
-    val stream = input.newStream()
-    try {
-      val footer = FooterReader.read(input, org.apache.parquet.HadoopReadOptions.builder(conf).build(), stream, conf)
+  private def probeFile(status: FileStatus, column: String, values: Seq[Literal], timeZone: String,
+      conf: Configuration, cache: Option[ProbeCache.Scoped]): Seq[Row] =
+    OpenedFile.using(status, conf, cache) { file =>
+      val footer = file.footer
+      val path = status.getPath.toString
       if (!footer.rowGroups.forall(_.columns.contains(column)) && footer.rowGroups.nonEmpty) {
-        throw new SparkBloomException(s"column '$column' is not in $file; its columns: " +
+        throw new SparkBloomException(s"column '$column' is not in $path; its columns: " +
           footer.rowGroups.head.columns.keys.toSeq.sorted.mkString(", "))
       }
       footer.rowGroups.flatMap { rowGroup =>
         val chunk = rowGroup.columns(column)
-        val lookup = BloomFilterIO.read(stream, status.getLen, chunk).lookup
+        val lookup = file.filter(rowGroup.ordinal, column)
         values.map { shown =>
           val literal = castText(shown, chunk.primitiveType, column, timeZone)
           val absent = lookup match {
@@ -108,11 +107,10 @@ object Inspection {
               }
             case _ => false
           }
-          Row(file, rowGroup.ordinal, Option(shown.value).map(_ => shown.toString).orNull, !absent)
+          Row(path, rowGroup.ordinal, Option(shown.value).map(_ => shown.toString).orNull, !absent)
         }
       }
-    } finally stream.close()
-  }
+    }
 
   /** A value given as text, cast to the type of the file column it is probed in. */
   private def castText(literal: Literal, column: PrimitiveType, name: String, timeZone: String): Literal =
@@ -130,17 +128,33 @@ object Inspection {
 
   private def nanToNull(d: Double): java.lang.Double = if (d.isNaN) null else java.lang.Double.valueOf(d)
 
-  /** Runs `work` for every file of `target`: on the driver for a few, as tasks for many. */
-  private def perFile(spark: SparkSession, target: Target)(work: (String, Configuration) => Seq[Row]): Seq[Row] = {
+  /**
+   * Runs `work` for every file of `target`: on the driver for a few, as tasks for many.
+   * Footers and filters go through the cache of the JVM that reads them; decrypted ones
+   * only on the driver, scoped to this session's keys.
+   */
+  private def perFile(spark: SparkSession, target: Target)(
+      work: (FileStatus, Configuration, Option[ProbeCache.Scoped]) => Seq[Row]): Seq[Row] = {
     val conf = spark.sessionState.newHadoopConf()
     val files = target.files
-    if (files.size <= DriverLimit) files.flatMap(work(_, conf))
-    else {
+    if (files.size <= DriverLimit) {
+      val cache = Some(ProbeCache.Scoped(ProbeCache.shared, ProbeCache.scopeOf(spark, conf)))
+      files.flatMap(file => work(statusOf(file, conf), conf, cache))
+    } else {
       val shipped = new SerializableConfiguration(conf)
       spark.sparkContext.parallelize(files, math.max(1, files.size / FilesPerTask))
-        .flatMap(file => work(file, shipped.value))
+        .flatMap { file =>
+          val conf = shipped.value
+          val cache = Some(ProbeCache.Scoped(ProbeCache.shared, "")).filter(_ => !ProbeCache.decrypts(conf))
+          work(statusOf(file, conf), conf, cache)
+        }
         .collect().toSeq
     }
+  }
+
+  private def statusOf(file: String, conf: Configuration): FileStatus = {
+    val path = new Path(file)
+    path.getFileSystem(conf).getFileStatus(path)
   }
 
   /**

@@ -17,7 +17,7 @@ import org.apache.parquet.io.api.{Converter, GroupConverter, PrimitiveConverter}
 import org.apache.parquet.schema.{GroupType, MessageType, PrimitiveType, Type, Types}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
-import sparkbloom.read.{BloomFilterIO, FileIdentity, FilterLookup, FooterReader, FooterSummary}
+import sparkbloom.read.{FileIdentity, FilterLookup, FooterSummary, OpenedFile}
 import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter, XxHash64}
 
 /**
@@ -51,14 +51,18 @@ private[sparkbloom] object FileIndexer {
       fpp: Double,
       maxBytes: Int,
       conf: Configuration): Result = {
-    val input = HadoopInputFile.fromStatus(status, conf)
-    val options = HadoopReadOptions.builder(conf, status.getPath).build()
     val identity = FileIdentity.of(status)
-    val stream = input.newStream()
-    val footer =
-      try FooterReader.read(input, options, stream, conf)
-      finally stream.close()
-    val reader = ParquetFileReader.open(input, options)
+    // Footer and filters as the pruner reads them; the values through parquet-java's reader.
+    OpenedFile.using(status, conf, cache = None)(file =>
+      index(file, status, identity, relativePath, columns,
+        caseSensitive, fpp, maxBytes, conf))
+  }
+
+  private def index(opened: OpenedFile, status: FileStatus, identity: FileIdentity, relativePath: String,
+      columns: Seq[String], caseSensitive: Boolean, fpp: Double, maxBytes: Int, conf: Configuration): Result = {
+    val footer = opened.footer
+    val reader = ParquetFileReader.open(HadoopInputFile.fromStatus(status, conf),
+      HadoopReadOptions.builder(conf, status.getPath).build())
     try {
       val schema = reader.getFooter.getFileMetaData.getSchema
       val leaves = schema.getColumns.asScala.toIndexedSeq
@@ -80,7 +84,7 @@ private[sparkbloom] object FileIndexer {
           val perRowGroup = hashes(dotted)
           val ambiguous =
             leaves.count(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT)) > 1
-          val fileLevel = footer.rowGroups.nonEmpty && hasOwnFilters(input, footer, dotted, fpp)
+          val fileLevel = footer.rowGroups.nonEmpty && hasOwnFilters(opened, footer, dotted, fpp)
           val units = if (fileLevel) IndexedSeq(distinct(perRowGroup.flatten.toArray)) else perRowGroup
           val entry =
             IndexLayout.ColumnEntry(dotted, ambiguous, typeText(leaf.getPrimitiveType), 0, units.size, fileLevel)
@@ -111,20 +115,14 @@ private[sparkbloom] object FileIndexer {
     case _ => true
   }
 
-  private def hasOwnFilters(input: HadoopInputFile, footer: FooterSummary, column: String, fpp: Double): Boolean = {
-    val stream = input.newStream()
-    try footer.rowGroups.forall { rg =>
-        rg.columns.get(column).exists { chunk =>
-          BloomFilterIO.read(stream, input.getLength, chunk).lookup match {
-            case FilterLookup.Present(filter) => FilterEstimates.fpp(filter) <= fpp * OwnFilterSlack
-            case _ => false
-          }
-        }
+  private def hasOwnFilters(file: OpenedFile, footer: FooterSummary, column: String, fpp: Double): Boolean =
+    footer.rowGroups.forall { rg =>
+      file.filter(rg.ordinal, column) match {
+        case FilterLookup.Present(filter) => FilterEstimates.fpp(filter) <= fpp * OwnFilterSlack
+        case _ => false
       }
-    finally stream.close()
-  }
+    }
 
-  /** The distinct hashes of each wanted column, per row group. */
   /**
    * A column's Parquet type as the index stores it: under a fixed name, since the parser
    * that reads it back does not quote names (`sum(x)`, `my col`).

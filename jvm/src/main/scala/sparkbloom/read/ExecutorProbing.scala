@@ -60,5 +60,5 @@ private[sparkbloom] object ExecutorProbing {
 
   /** Whether a listing of `files` files is probed by a job: above the threshold, never with decryption. */
   def wanted(files: Int, threshold: Int, hadoopConf: Configuration): Boolean =
-    threshold > 0 && files > threshold && hadoopConf.get("parquet.crypto.factory.class") == null
+    threshold > 0 && files > threshold && !ProbeCache.decrypts(hadoopConf)
 }

@@ -10,16 +10,11 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
-import org.apache.parquet.HadoopReadOptions
-import org.apache.parquet.hadoop.ParquetFileReader
-import org.apache.parquet.hadoop.util.HadoopInputFile
-import org.apache.parquet.io.SeekableInputStream
 import org.apache.parquet.schema.PrimitiveType
 import org.apache.spark.sql.types.DataType
 import org.slf4j.LoggerFactory
 
 import sparkbloom.predicate.PointPredicate
-import sparkbloom.sbbf.SplitBlockBloomFilter
 import sparkbloom.warnings.WarnOnce
 
 /**
@@ -105,86 +100,35 @@ private[sparkbloom] final class FilePruner(
         FileVerdict(status, -1, IndexedSeq.empty)
     }
 
-  private def judgeFileOrFail(status: FileStatus, predicate: PointPredicate): FileVerdict = {
-    val key = FileKey.of(status, cacheScope)
-    val file = new OpenedFile(status)
-    try {
-      val footer =
-        try cache.footer(key)(file.footer())
-        catch {
-          case NonFatal(e) =>
-            warnOnce(key.path, "", s"sparkbloom cannot read the footer of ${key.path}; the file is read: $e")
-            return FileVerdict(status, -1, IndexedSeq.empty)
-        }
-      val legacyCalendar = legacyCalendarSession || footer.writtenWithLegacyCalendar
-      val judge = new RowGroupJudge(footer, caseSensitive, legacyCalendar,
-        (rowGroup, column) =>
-          cache.filter(key, rowGroup, column) {
-            val chunk = footer.rowGroups(rowGroup).columns(column)
-            val lookup =
-              try {
-                val result =
-                  if (chunk.encrypted && chunk.hasFilter) file.decryptedFilter(rowGroup, column)
-                  else BloomFilterIO.read(file.stream(), status.getLen, chunk)
-                filterBytes.addAndGet(result.bytesRead)
-                result.lookup
-              } catch {
-                case NonFatal(e) => FilterLookup.Broken(e.toString)
-              }
-            lookup match {
-              case FilterLookup.Broken(reason) =>
-                warnOnce(key.path, column,
-                  s"sparkbloom ignores the Bloom filter of column '$column' in " +
-                    s"${key.path}, row group $rowGroup: $reason; the data is read instead")
-              case _ =>
-            }
-            lookup
-          }, probe)
-      val mayMatch = footer.rowGroups.map(judge.mayMatch(_, predicate))
-      FileVerdict(status, footer.rowGroups.size, mayMatch, footer.splitMidpoints)
-    } finally file.close()
-  }
-
-  /** A file opened at most once per verdict, and only if the cache lacks something. */
-  private final class OpenedFile(status: FileStatus) {
-    private lazy val input = HadoopInputFile.fromStatus(status, hadoopConf)
-    private var opened: SeekableInputStream = _
-
-    def stream(): SeekableInputStream = {
-      if (opened == null) opened = input.newStream()
-      opened
-    }
-
-    // With the file's path, parquet-java finds the decryption keys of an encrypted file
-    // through the session's crypto factory (`parquet.crypto.factory.class`), as Spark does.
-    private lazy val readOptions = HadoopReadOptions.builder(hadoopConf, status.getPath).build()
-    private var reader: ParquetFileReader = _
-
-    def footer(): FooterSummary = FooterReader.read(input, readOptions, stream(), hadoopConf)
-
-    /**
-     * An encrypted column's filter, decrypted with the column key by parquet-java (header
-     * and bitset are AES-GCM modules). Never cached on disk; held in memory like any filter.
-     */
-    def decryptedFilter(rowGroup: Int, column: String): BloomFilterIO.Result = {
-      if (reader == null) reader = ParquetFileReader.open(input, readOptions)
-      val meta = reader.getFooter.getBlocks.get(rowGroup).getColumns.asScala.find(_.getPath.toDotString == column)
-      meta.flatMap(m => Option(reader.readBloomFilter(m))) match {
-        case Some(filter) =>
-          val bitset = new java.io.ByteArrayOutputStream(filter.getBitsetSize)
-          filter.writeTo(bitset)
-          val bytes = bitset.toByteArray
-          if (bytes.length < 32 || bytes.length % 32 != 0) {
-            BloomFilterIO.Result(FilterLookup.Broken(s"decrypted bitset of ${bytes.length} bytes"), bytes.length)
-          } else BloomFilterIO.Result(FilterLookup.Present(SplitBlockBloomFilter.fromBitset(bytes)), bytes.length)
-        case None => BloomFilterIO.Result(FilterLookup.Missing, 0)
+  private def judgeFileOrFail(status: FileStatus, predicate: PointPredicate): FileVerdict =
+    OpenedFile.using(status, hadoopConf, Some(ProbeCache.Scoped(cache, cacheScope))) { file =>
+      val path = status.getPath.toString
+      scala.util.Try(file.footer) match {
+        case scala.util.Success(footer) => judgeRowGroups(status, file, footer, predicate)
+        case scala.util.Failure(e) =>
+          warnOnce(path, "", s"sparkbloom cannot read the footer of $path; the file is read: $e")
+          FileVerdict(status, -1, IndexedSeq.empty)
       }
     }
 
-    def close(): Unit = {
-      if (reader != null) reader.close()
-      if (opened != null) opened.close()
-    }
+  private def judgeRowGroups(status: FileStatus, file: OpenedFile, footer: FooterSummary,
+      predicate: PointPredicate): FileVerdict = {
+    val path = status.getPath.toString
+    val legacyCalendar = legacyCalendarSession || footer.writtenWithLegacyCalendar
+    val judge = new RowGroupJudge(footer, caseSensitive, legacyCalendar,
+      (rowGroup, column) =>
+        file.filter(rowGroup, column) match {
+          case broken @ FilterLookup.Broken(reason) =>
+            warnOnce(path, column,
+              s"sparkbloom ignores the Bloom filter of column '$column' in " +
+                s"$path, row group $rowGroup: $reason; the data is read instead")
+            broken
+          case lookup => lookup
+        }, probe)
+    try {
+      val mayMatch = footer.rowGroups.map(judge.mayMatch(_, predicate))
+      FileVerdict(status, footer.rowGroups.size, mayMatch, footer.splitMidpoints)
+    } finally filterBytes.addAndGet(file.filterBytesRead)
   }
 }
 
@@ -193,9 +137,6 @@ private[sparkbloom] object FilePruner {
 
   private[read] def warnOnce(path: String, column: String, message: String): Unit =
     WarnOnce(log, s"file|$path|$column", message)
-
-  /** Whether a warning about (file, column) was logged; "" for the file's footer. */
-  private[read] def warnedAbout(path: String, column: String): Boolean = WarnOnce.warned(s"file|$path|$column")
 
   /**
    * `work(i)` for every i below `n`, on the driver's probing threads in `chunks` slices:

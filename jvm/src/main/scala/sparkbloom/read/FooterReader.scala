@@ -33,8 +33,6 @@ import sparkbloom.shims.SparkShims
  */
 private[sparkbloom] object FooterReader {
 
-  private val CryptoFactoryKey = "parquet.crypto.factory.class"
-
   private val Magic = "PAR1".getBytes(StandardCharsets.US_ASCII)
 
   /**
@@ -43,7 +41,7 @@ private[sparkbloom] object FooterReader {
    */
   def read(input: InputFile, options: ParquetReadOptions, stream: SeekableInputStream, conf: Configuration)
       : FooterSummary = {
-    val decryptionConfigured = conf.get(CryptoFactoryKey) != null
+    val decryptionConfigured = ProbeCache.decrypts(conf)
     val length = input.getLength
     if (length < 12) throw new IOException(s"$length bytes are too few for a Parquet file")
     val tail = new Array[Byte](8)

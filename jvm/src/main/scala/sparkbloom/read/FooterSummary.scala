@@ -4,6 +4,7 @@ package sparkbloom.read
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.parquet.column.EncodingStats
 import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ParquetMetadata}
 import org.apache.parquet.schema.PrimitiveType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
@@ -38,19 +39,32 @@ private[sparkbloom] object FileKey {
  *                      NaN and -0.0 make them unsafe)
  * @param filterOffset  `bloom_filter_offset`, or -1 without a filter
  * @param filterLength  `bloom_filter_length`, or -1 for files written before it existed
+ * @param dictionaryOnly every data page is dictionary-encoded (parquet-java then writes no
+ *                      filter of its own; the dictionary answers membership exactly)
  */
 private[sparkbloom] final case class ChunkSummary(
     primitiveType: PrimitiveType,
+    valueCount: Long,
     min: Option[Any],
     max: Option[Any],
     filterOffset: Long,
     filterLength: Int,
-    encrypted: Boolean) {
+    encrypted: Boolean,
+    dictionaryOnly: Boolean) {
   def hasFilter: Boolean = filterOffset >= 0
 }
 
-/** One row group and its columns. */
-private[sparkbloom] final case class RowGroupSummary(ordinal: Int, rowCount: Long, columns: Map[String, ChunkSummary])
+/**
+ * One row group and its column chunks, in the footer's order, by dotted path.
+ *
+ * `columns` leaves out paths that name two chunks: a top-level name with a dot ("a.b") and a
+ * nested field (a -> b) share one, so neither may ever be judged by the other's filter.
+ */
+private[sparkbloom] final case class RowGroupSummary(ordinal: Int, rowCount: Long,
+    chunks: IndexedSeq[(String, ChunkSummary)]) {
+  lazy val columns: Map[String, ChunkSummary] =
+    chunks.groupBy(_._1).collect { case (path, Seq((_, single))) => path -> single }
+}
 
 /**
  * The part of a footer that pruning needs, small enough to cache for many files.
@@ -70,7 +84,7 @@ private[sparkbloom] final case class FooterSummary(
       keyValueMetadata.get(FooterSummary.SparkVersionKey).exists(_.startsWith("2."))
 
   /** Rough heap size, for the cache's byte budget. */
-  def estimatedBytes: Long = 256L + rowGroups.map(rg => 72L + rg.columns.size * 160L).sum +
+  def estimatedBytes: Long = 256L + rowGroups.map(rg => 72L + rg.chunks.size * 200L).sum +
     keyValueMetadata.map { case (k, v) => 2L * (k.length + v.length) }.sum
 }
 
@@ -80,17 +94,18 @@ private[sparkbloom] object FooterSummary {
   val SparkVersionKey = "org.apache.spark.version"
   val LegacyDateTimeKey = "org.apache.spark.legacyDateTime"
 
+  /** The prefix of the key-value metadata sparkbloom writes (inspect shows it). */
+  val OwnKeyPrefix = "sparkbloom."
+
   def apply(footer: ParquetMetadata, splitMidpoints: Option[IndexedSeq[Long]]): FooterSummary = {
     val rowGroups = footer.getBlocks.asScala.toIndexedSeq.zipWithIndex.map { case (block, i) =>
-      // A top-level name with a dot ("a.b") and a nested field (a -> b) share a dotted path:
-      // such columns are left out, so neither is ever judged by the other's filter.
-      val byPath = block.getColumns.asScala.toSeq.groupBy(_.getPath.toDotString)
       RowGroupSummary(i, block.getRowCount,
-        byPath.collect { case (path, Seq(single)) => path -> chunk(single) })
+        block.getColumns.asScala.toIndexedSeq.map(c => c.getPath.toDotString -> chunk(c)))
     }
     val kv = Option(footer.getFileMetaData.getKeyValueMetaData).map(_.asScala.toMap).getOrElse(Map.empty)
-    // Only the keys pruning reads are kept: Spark's schema JSON can be large.
-    FooterSummary(rowGroups, kv.filter { case (k, _) => k == SparkVersionKey || k == LegacyDateTimeKey },
+    // Only the keys pruning reads, and sparkbloom's own, are kept: Spark's schema JSON can be large.
+    FooterSummary(rowGroups,
+      kv.filter { case (k, _) => k == SparkVersionKey || k == LegacyDateTimeKey || k.startsWith(OwnKeyPrefix) },
       Option(footer.getFileMetaData.getCreatedBy).getOrElse(""), splitMidpoints)
   }
 
@@ -106,10 +121,15 @@ private[sparkbloom] object FooterSummary {
         })
     ChunkSummary(
       primitive,
+      c.getValueCount,
       stats.map(_.genericGetMin),
       stats.map(_.genericGetMax),
       c.getBloomFilterOffset,
       SparkShims.bloomFilterLength(c),
-      c.isEncrypted)
+      c.isEncrypted,
+      dictionaryOnly(c.getEncodingStats))
   }
+
+  private def dictionaryOnly(stats: EncodingStats): Boolean =
+    stats != null && stats.hasDictionaryPages && !stats.hasNonDictionaryEncodedPages
 }

@@ -108,7 +108,7 @@ private[sparkbloom] object ProbeCache {
    * exactly as vanilla Spark does.
    */
   def scopeOf(session: AnyRef, hadoopConf: org.apache.hadoop.conf.Configuration): String =
-    if (hadoopConf.get("parquet.crypto.factory.class") == null) ""
+    if (!decrypts(hadoopConf)) ""
     else {
       val id = sessionIds.computeIfAbsent(session, _ => java.util.UUID.randomUUID().toString)
       val cryptoSettings = hadoopConf.iterator().asScala.map(e => e.getKey -> e.getValue)
@@ -122,6 +122,10 @@ private[sparkbloom] object ProbeCache {
       id + ":" + digest.map(b => f"$b%02x").mkString
     }
 
+  /** Whether readers with this configuration may decrypt (a crypto factory is set). */
+  def decrypts(hadoopConf: org.apache.hadoop.conf.Configuration): Boolean =
+    hadoopConf.get("parquet.crypto.factory.class") != null
+
   private sealed trait Entry { def bytes: Long }
   private final case class FooterEntry(footer: FooterSummary) extends Entry {
     val bytes: Long = footer.estimatedBytes
@@ -129,6 +133,9 @@ private[sparkbloom] object ProbeCache {
   private final case class FilterEntry(lookup: FilterLookup) extends Entry {
     val bytes: Long = lookup.bytes + 96
   }
+
+  /** A cache, and the scope (see [[scopeOf]]) whose entries a reader may use. */
+  final case class Scoped(cache: ProbeCache, scope: String)
 
   /** The driver's cache, shared by all sessions of this JVM. */
   lazy val shared: ProbeCache = new ProbeCache(256L * 1024 * 1024)

@@ -141,14 +141,6 @@ private[sparkbloom] object FilterSizing {
     java.lang.Long.highestOneBit(n)
   }
 
-  private[sparkbloom] def isPowerOfTwo(n: Long): Boolean = n >= 1 && java.lang.Long.bitCount(n) == 1
-
-  /** Bits per distinct value the exact model needs for `fpp`, for large value counts. */
-  def bitsPerValue(fpp: Double): Double = {
-    val values = 1000000L
-    optimalNumBlocks(values, fpp) * 256.0 / values
-  }
-
   private[sparkbloom] def requireFpp(fpp: Double): Unit =
     require(fpp > 0 && fpp < 1, s"fpp must be strictly between 0 and 1, got $fpp")
 }

@@ -107,12 +107,6 @@ private[sparkbloom] final class SplitBlockBloomFilter private (private[sbbf] val
     new SplitBlockBloomFilter(folded)
   }
 
-  /** Folds blocks `2j` and `2j+1` into block `j`; the block count must be even. */
-  def foldInHalf(): SplitBlockBloomFilter = {
-    require(numBlocks % 2 == 0, s"cannot fold an odd number of blocks ($numBlocks) in half")
-    foldTo(numBlocks / 2)
-  }
-
   /**
    * The smallest fold of this filter (over the divisors of its block count within
    * `[minBlocks, maxBlocks]`) whose false-positive probability, measured on its own bits,

@@ -30,6 +30,4 @@ private[sparkbloom] class WarnOnce(val maxKeys: Int) {
       }
       false
     }
-
-  def warned(key: String): Boolean = seen.contains(key)
 }

@@ -16,7 +16,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.LongType
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.{ParquetFiles, SparkSessionSuite, TestShims}
+import sparkbloom.{LoggedWarnings, ParquetFiles, SparkSessionSuite, TestShims}
 import sparkbloom.predicate.PointPredicate
 import sparkbloom.sbbf.BloomFilterHeaderCodec
 
@@ -173,9 +173,15 @@ class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
     val status = new Path(file.toURI).getFileSystem(conf).getFileStatus(new Path(file.toURI))
     val pruner = new FilePruner(conf, new ProbeCache(1 << 20), cacheScope = "", caseSensitive = false,
       legacyCalendarSession = false, parallelism = 1)
-    val verdict = pruner.judge(Seq(status), PointPredicate.ColumnIn(Seq("k"), LongType, Seq(17L))).head
-    assert(verdict.keep)
-    assert(FilePruner.warnedAbout(status.getPath.toString, "k"))
-    assert(!FilePruner.warnedAbout(status.getPath.toString, "v"))
+    val judged = (1 to 2).map { _ =>
+      LoggedWarnings.of(classOf[FilePruner]) {
+        pruner.judge(Seq(status), PointPredicate.ColumnIn(Seq("k"), LongType, Seq(17L)))
+      }
+    }
+    assert(judged.forall(_._1.head.keep))
+    val (_, firstWarnings) = judged.head
+    assert(firstWarnings.size == 1, firstWarnings)
+    assert(firstWarnings.head.contains("column 'k'") && firstWarnings.head.contains(status.getPath.toString))
+    assert(judged(1)._2.isEmpty, "the same broken filter warns once")
   }
 }

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
+package sparkbloom.read
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.FileStatus
+import org.apache.parquet.HadoopReadOptions
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.io.SeekableInputStream
+
+import sparkbloom.sbbf.SplitBlockBloomFilter
+
+/**
+ * A Parquet file opened for its footer and its Bloom filters: the one road by which
+ * sparkbloom reads either (the pruner, `inspect`, `might_contain`, the table index), and
+ * through the one cache when `cache` is given. The file is opened at most once, and only
+ * if the cache lacks something.
+ *
+ * With a crypto factory configured (`parquet.crypto.factory.class`), parquet-java finds the
+ * file's keys by its path as in a Spark task, and decrypts the footer and encrypted filters.
+ */
+private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Configuration,
+    cache: Option[ProbeCache.Scoped]) {
+
+  private lazy val key = cache.map(c => FileKey.of(status, c.scope))
+  private lazy val input = HadoopInputFile.fromStatus(status, hadoopConf)
+  private lazy val readOptions = HadoopReadOptions.builder(hadoopConf, status.getPath).build()
+  private var opened: SeekableInputStream = _
+  private var decrypting: ParquetFileReader = _
+  private var bytesRead = 0L
+
+  private def stream(): SeekableInputStream = {
+    if (opened == null) opened = input.newStream()
+    opened
+  }
+
+  /** The footer's summary; throws when the footer cannot be read. */
+  lazy val footer: FooterSummary = {
+    def load = FooterReader.read(input, readOptions, stream(), hadoopConf)
+    (cache, key) match {
+      case (Some(c), Some(k)) => c.cache.footer(k)(load)
+      case _ => load
+    }
+  }
+
+  /**
+   * A column chunk's filter. Never throws: a filter that cannot be read is
+   * [[FilterLookup.Broken]], and the caller reads the data.
+   */
+  def filter(rowGroup: Int, column: String): FilterLookup = {
+    def load: FilterLookup =
+      footer.rowGroups.lift(rowGroup).flatMap(_.columns.get(column)) match {
+        case None => FilterLookup.Missing
+        case Some(chunk) =>
+          try {
+            val result =
+              if (chunk.encrypted && chunk.hasFilter) decryptedFilter(rowGroup, column)
+              else BloomFilterIO.read(stream(), status.getLen, chunk)
+            bytesRead += result.bytesRead
+            result.lookup
+          } catch {
+            case NonFatal(e) => FilterLookup.Broken(e.toString)
+          }
+      }
+    (cache, key) match {
+      case (Some(c), Some(k)) => c.cache.filter(k, rowGroup, column)(load)
+      case _ => load
+    }
+  }
+
+  /** Filter bytes read from the file (not from the cache) so far. */
+  def filterBytesRead: Long = bytesRead
+
+  /**
+   * An encrypted column's filter, decrypted with the column key by parquet-java (header
+   * and bitset are AES-GCM modules). Held in memory like any filter, never written anywhere.
+   */
+  private def decryptedFilter(rowGroup: Int, column: String): BloomFilterIO.Result = {
+    if (decrypting == null) decrypting = ParquetFileReader.open(input, readOptions)
+    val meta =
+      decrypting.getFooter.getBlocks.get(rowGroup).getColumns.asScala.find(_.getPath.toDotString == column)
+    meta.flatMap(m => Option(decrypting.readBloomFilter(m))) match {
+      case Some(filter) =>
+        val bitset = new java.io.ByteArrayOutputStream(filter.getBitsetSize)
+        filter.writeTo(bitset)
+        val bytes = bitset.toByteArray
+        if (bytes.length < 32 || bytes.length % 32 != 0) {
+          BloomFilterIO.Result(FilterLookup.Broken(s"decrypted bitset of ${bytes.length} bytes"), bytes.length)
+        } else BloomFilterIO.Result(FilterLookup.Present(SplitBlockBloomFilter.fromBitset(bytes)), bytes.length)
+      case None => BloomFilterIO.Result(FilterLookup.Missing, 0)
+    }
+  }
+
+  def close(): Unit =
+    try if (decrypting != null) decrypting.close()
+    finally if (opened != null) opened.close()
+}
+
+private[sparkbloom] object OpenedFile {
+
+  /** `work` on the file, closed afterwards. */
+  def using[T](status: FileStatus, hadoopConf: Configuration, cache: Option[ProbeCache.Scoped])(
+      work: OpenedFile => T): T = {
+    val file = new OpenedFile(status, hadoopConf, cache)
+    try work(file)
+    finally file.close()
+  }
+}
