@@ -33,6 +33,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--row-groups-per-file", type=int, default=1)
     parser.add_argument("--work", default=str(HERE / "results" / "tmp" / "write"))
+    parser.add_argument("--layouts", default="", help="comma-separated layout names (default: all; a_none always)")
+    parser.add_argument("--output", default=str(HERE / "results" / "write.json"))
     args = parser.parse_args()
 
     spark = bench_session("sparkbloom-bench-write")
@@ -48,19 +50,25 @@ def main() -> None:
     all_layouts = {
         name: {**options, **block}
         for name, options in layouts({"uuid": rows_per_group, "user_id": min(rows_per_group, 2_000_000)}).items()
+        if not args.layouts or name == "a_none" or name in args.layouts.split(",")
     }
     # One untimed write of each layout first, so that none pays for the JIT's warm-up.
     for name, options in all_layouts.items():
         data.write.options(**options).parquet(str(work / f"warmup-{name}"))
-    for name, options in all_layouts.items():
-        # each layout is judged against its own target: sparkbloom's default, parquet-java's 0.01
-        fpp = float(options.get("bloom_filter_fpp", 0.0001 if name == "e_sparkbloom" else 0.01))
-        times = []
-        for i in range(args.repeats):
+    # Layouts interleaved within every repetition, so that a slow phase of the machine
+    # never lands on one layout only.
+    times: dict[str, list[float]] = {name: [] for name in all_layouts}
+    for i in range(args.repeats):
+        for name, options in all_layouts.items():
             path = str(work / f"{name}-{i}")
             start = time.perf_counter()
             data.write.options(**options).parquet(path)
-            times.append(time.perf_counter() - start)
+            times[name].append(time.perf_counter() - start)
+            if i > 0:
+                shutil.rmtree(path, ignore_errors=True)
+    for name, options in all_layouts.items():
+        # each layout is judged against its own target: sparkbloom's default, parquet-java's 0.01
+        fpp = float(options.get("bloom_filter_fpp", 0.0001 if name == "e_sparkbloom" else 0.01))
         chunks = sparkbloom.inspect(spark, str(work / f"{name}-0"), ["uuid", "user_id"]).collect()
         per_column = {}
         for column in ("uuid", "user_id"):
@@ -84,7 +92,8 @@ def main() -> None:
             }
         on_disk = sum(f.stat().st_size for f in (work / f"{name}-0").glob("*.parquet"))
         results[name] = {
-            "seconds": statistics.median(times),
+            "seconds": statistics.median(times[name]),
+            "all_seconds": times[name],
             "target_fpp": fpp,
             "columns": per_column,
             "bytes_on_disk": on_disk,
@@ -94,7 +103,7 @@ def main() -> None:
     for r in results.values():
         r["throughput_vs_none"] = base / r["seconds"]
         r["size_vs_none"] = r["bytes_on_disk"] / results["a_none"]["bytes_on_disk"]
-    out = HERE / "results" / "write.json"
+    out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
         json.dumps(

@@ -27,8 +27,7 @@ object LoggedWarnings {
     try {
       val result = work
       (result, messages.asScala.toSeq)
-    }
-    finally {
+    } finally {
       logger.removeAppender(appender)
       logger.setLevel(previousLevel)
       appender.stop()

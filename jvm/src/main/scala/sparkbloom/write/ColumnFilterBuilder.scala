@@ -15,8 +15,8 @@ import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
  * smallest that meets the fpp), which parquet-java, DuckDB, arrow-rs, ClickHouse 26.9 and
  * sparkbloom itself were tested to read (README, "Compatibility").
  *
- * Up to [[ColumnFilterBuilder.BufferedHashes]] distinct hashes are simply kept (sorted
- * and deduplicated whenever the buffer fills): at the end their exact count sizes the
+ * Up to [[ColumnFilterBuilder.BufferedHashes]] distinct hashes are simply kept (and
+ * deduplicated by [[DistinctHashes]] whenever the buffer fills): at the end their exact count sizes the
  * filter, which is then built from them. That is every row group of modest size, at no
  * more memory than the hashes and with no large filter to clear and fold.
  *
@@ -37,6 +37,7 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
   private val startBlocks: Int = ColumnFilterBuilder.startBlocks(column, maxBytes, exactSize)
   private var hashes: Array[Long] = new Array[Long](1024)
   private var buffered: Int = 0
+  private val deduplicator = new DistinctHashes
   private var filter: SplitBlockBloomFilter = null
   private var bound = false
 
@@ -62,7 +63,7 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
     if (hashes.length < BufferedHashes)
       hashes = java.util.Arrays.copyOf(hashes, math.min(BufferedHashes, 2 * hashes.length))
     else {
-      buffered = sortedDistinct()
+      buffered = distinctCount()
       if (buffered > BufferedHashes / 2) {
         filter = SplitBlockBloomFilter.withBlocks(startBlocks)
         var i = 0
@@ -71,17 +72,8 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
       }
     }
 
-  /** Sorts the buffered hashes and removes duplicates in place; returns how many remain. */
-  private def sortedDistinct(): Int = {
-    java.util.Arrays.sort(hashes, 0, buffered)
-    var distinct = 0
-    var i = 0
-    while (i < buffered) {
-      if (distinct == 0 || hashes(i) != hashes(distinct - 1)) { hashes(distinct) = hashes(i); distinct += 1 }
-      i += 1
-    }
-    distinct
-  }
+  /** Removes duplicates from the buffered hashes; returns how many remain. */
+  private def distinctCount(): Int = deduplicator.compact(hashes, buffered)
 
   /** The row group's filter, right-sized; the builder starts over for the next row group. */
   def finish(): SplitBlockBloomFilter = {
@@ -92,12 +84,13 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
         folded
       } else if (buffered == 0) { bound = false; SplitBlockBloomFilter.withBlocks(1) }
       else {
-        val distinct = sortedDistinct()
+        val distinct = distinctCount()
         val ceiling = maxBlocks * SplitBlockBloomFilter.BytesPerBlock
-        bound = FilterSizing.optimalNumBlocks(distinct, column.fpp) > maxBlocks
         val sized =
           if (exactSize) SplitBlockBloomFilter.forDistinctValues(distinct, column.fpp, maxBytes = ceiling)
           else SplitBlockBloomFilter.powerOfTwoForDistinctValues(distinct, column.fpp, maxBytes = ceiling)
+        // Below the ceiling the size met the fpp; only a filter at it may be bound by it.
+        bound = sized.numBlocks >= maxBlocks && FilterSizing.optimalNumBlocks(distinct, column.fpp) > maxBlocks
         var i = 0
         while (i < distinct) { sized.insert(hashes(i)); i += 1 }
         sized
