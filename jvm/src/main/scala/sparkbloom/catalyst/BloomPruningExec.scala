@@ -4,16 +4,18 @@ package sparkbloom.catalyst
 
 import scala.util.control.NonFatal
 
-import org.apache.spark.rdd.RDD
+import org.apache.spark.OneToOneDependency
+import org.apache.spark.rdd.{PartitionPruningRDD, RDD}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, PlanExpression, SortOrder}
-import org.apache.spark.sql.catalyst.plans.physical.Partitioning
+import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.{FileSourceScanExec, SQLExecution, SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.datasources.{FileScanRDD, PartitionedFile}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import sparkbloom.SparkBloomConf
-import sparkbloom.read.PruningStats
+import sparkbloom.read.{PruningStats, RowGroupSelection}
 
 /**
  * Sits directly on a DataSource V1 Parquet scan and passes its rows or batches through
@@ -53,14 +55,14 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
 
   protected override def doExecute(): RDD[InternalRow] = {
     useJoinKeys()
-    val rows = child.execute()
+    val rows = withoutEmptySplits(child.execute())
     report()
     rows
   }
 
   protected override def doExecuteColumnar(): RDD[ColumnarBatch] = {
     useJoinKeys()
-    val batches = child.executeColumnar()
+    val batches = withoutEmptySplits(child.executeColumnar())
     report()
     batches
   }
@@ -73,6 +75,36 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   private def useJoinKeys(): Unit = if (joinKeys.nonEmpty) {
     index.foreach(_.pruner.useJoinKeys(JoinKeys.evaluated(joinKeys, SparkBloomConf.joinMaxKeys(conf))))
   }
+
+  /**
+   * Drops the partitions that read nothing: splits of judged files holding no split
+   * midpoint of a row group that may match. A lookup that keeps one row group of a file
+   * Spark splits in several ran a task per split, all but one opening nothing. Bucketed
+   * scans keep every partition: there a partition is a bucket.
+   */
+  private def withoutEmptySplits[T](rdd: RDD[T]): RDD[T] = child.outputPartitioning match {
+    case _: UnknownPartitioning =>
+      fileScanUnder(rdd) match {
+        case Some(files) =>
+          val keep = files.filePartitions.map(p => !p.files.forall(readsNothing)).toIndexedSeq
+          if (keep.forall(identity)) rdd else PartitionPruningRDD.create(rdd, keep)
+        case None => rdd
+      }
+    case _ => rdd
+  }
+
+  /** The scan's FileScanRDD, beneath the one-to-one steps Spark adds (its partitions are theirs). */
+  private def fileScanUnder(rdd: RDD[_]): Option[FileScanRDD] = rdd match {
+    case files: FileScanRDD => Some(files)
+    case other =>
+      other.dependencies match {
+        case Seq(one: OneToOneDependency[_]) => fileScanUnder(one.rdd)
+        case _ => None
+      }
+  }
+
+  private def readsNothing(file: PartitionedFile): Boolean =
+    RowGroupSelection.in(file).exists(_.rangesWithin(file.start, file.length).isEmpty)
 
   private def report(): Unit = stats.foreach { s =>
     PruningMetrics.all.foreach(m => metrics(m.name()).set(m.valueOf(s)))
