@@ -130,8 +130,8 @@ object Inspection {
 
   /**
    * Runs `work` for every file of `target`: on the driver for a few, as tasks for many.
-   * Footers and filters go through the cache of the JVM that reads them; decrypted ones
-   * only on the driver, scoped to this session's keys.
+   * On the driver, footers and filters go through the driver's cache (decrypted ones
+   * scoped to this session's keys), which `REFRESH` reaches; tasks read them uncached.
    */
   private def perFile(spark: SparkSession, target: Target)(
       work: (FileStatus, Configuration, Option[ProbeCache.Scoped]) => Seq[Row]): Seq[Row] = {
@@ -145,8 +145,7 @@ object Inspection {
       spark.sparkContext.parallelize(files, math.max(1, files.size / FilesPerTask))
         .flatMap { file =>
           val conf = shipped.value
-          val cache = Some(ProbeCache.Scoped(ProbeCache.shared, "")).filter(_ => !ProbeCache.decrypts(conf))
-          work(statusOf(file, conf), conf, cache)
+          work(statusOf(file, conf), conf, None)
         }
         .collect().toSeq
     }

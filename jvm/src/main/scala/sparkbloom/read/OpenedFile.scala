@@ -53,18 +53,18 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
    */
   def filter(rowGroup: Int, column: String): FilterLookup = {
     def load: FilterLookup =
-      footer.rowGroups.lift(rowGroup).flatMap(_.columns.get(column)) match {
-        case None => FilterLookup.Missing
-        case Some(chunk) =>
-          try {
+      try {
+        footer.rowGroups.lift(rowGroup).flatMap(_.columns.get(column)) match {
+          case None => FilterLookup.Missing
+          case Some(chunk) =>
             val result =
               if (chunk.encrypted && chunk.hasFilter) decryptedFilter(rowGroup, column)
               else BloomFilterIO.read(stream(), status.getLen, chunk)
             bytesRead += result.bytesRead
             result.lookup
-          } catch {
-            case NonFatal(e) => FilterLookup.Broken(e.toString)
-          }
+        }
+      } catch {
+        case NonFatal(e) => FilterLookup.Broken(e.toString)
       }
     (cache, key) match {
       case (Some(c), Some(k)) => c.cache.filter(k, rowGroup, column)(load)

@@ -16,9 +16,10 @@ import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
  * sparkbloom itself were tested to read (README, "Compatibility").
  *
  * Up to [[ColumnFilterBuilder.BufferedHashes]] distinct hashes are simply kept (and
- * deduplicated by [[DistinctHashes]] whenever the buffer fills): at the end their exact count sizes the
- * filter, which is then built from them. That is every row group of modest size, at no
- * more memory than the hashes and with no large filter to clear and fold.
+ * deduplicated by [[DistinctHashes]] whenever the buffer fills): at the end their exact
+ * count sizes the filter, which is then built from them. That is every row group of modest
+ * size, at no more memory than twice the buffer (1 MiB, and as much scratch space for
+ * deduplicating) and with no large filter to clear and fold.
  *
  * Beyond that, values go into a filter of `startBlocks` blocks; at the end it is folded to
  * the smallest block count that divides `startBlocks` and still meets the fpp, measured
