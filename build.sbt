@@ -9,7 +9,7 @@ ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-unchecked")
 
 // One jar per Spark line (dev/spark-lines), each compiled and tested against that line's own
-// jars: those of its pyspark distribution, which dev/setup unpacks into .cache/spark/<line>/
+// jars: those of its pyspark distribution, which dev/setup installs into .cache/lines/<line>/venv
 // (Spark 4.3 is on PyPI only). SPARKBLOOM_SPARK_JARS_<line> (e.g. _3_5) can point elsewhere.
 lazy val sparkLines: Seq[SparkLine] = SparkLines.read(file("dev/spark-lines"))
 
@@ -78,7 +78,14 @@ def lineProject(line: SparkLine): Project =
         Seq(file)
       }.taskValue,
       Test / fork := true,
-      Test / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx4g", "-Dspark.ui.enabled=false"),
+      // Tests make their tables in the test JVM's temporary directory: one under target, emptied
+      // before and after each run, so that runs on five lines leave nothing behind in /tmp.
+      Test / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx4g", "-Dspark.ui.enabled=false",
+        s"-Djava.io.tmpdir=${target.value / "test-tmp"}"),
+      Test / testOptions ++= {
+        val tmp = target.value / "test-tmp"
+        Seq(Tests.Setup(() => { IO.delete(tmp); IO.createDirectory(tmp) }), Tests.Cleanup(() => IO.delete(tmp)))
+      },
       Test / parallelExecution := false,
       Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
     )

@@ -28,7 +28,12 @@ object SparkLines {
 
   /** The line's Spark jars, without the Scala library sbt brings itself. */
   def jars(base: File, line: SparkLine): Seq[File] = {
-    val dir = sys.env.get(line.envJars).map(file).getOrElse(base / ".cache" / "spark" / line.line / "jars")
+    val dir = sys.env.get(line.envJars).map(file).getOrElse {
+      // the line's pyspark, in its venv (dev/setup-venv)
+      val venv = base / ".cache" / "lines" / line.line / "venv"
+      (venv / "lib" * "python*" / "site-packages" / "pyspark" / "jars").get.headOption
+        .getOrElse(venv / "lib" / "python3" / "site-packages" / "pyspark" / "jars")
+    }
     val found = (dir * "*.jar").get.filterNot(_.getName.matches("scala-(library|reflect|compiler)-.*"))
     if (found.isEmpty) sys.error(s"No Spark ${line.line} jars in $dir: run dev/setup first.")
     found
