@@ -73,6 +73,9 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
     "sort-merge, not adaptive" -> Seq("spark.sql.adaptive.enabled" -> "false",
       "spark.sql.autoBroadcastJoinThreshold" -> "-1",
       "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false"),
+    // the row-based reader: no columnar-to-row transition above the pruning node
+    "row-based reader, broadcast, adaptive" -> Seq("spark.sql.adaptive.enabled" -> "true",
+      "spark.sql.parquet.enableVectorizedReader" -> "false"),
     "DataSource V2, broadcast, adaptive" -> Seq("spark.sql.adaptive.enabled" -> "true",
       "spark.sql.sources.useV1SourceList" -> ""),
     "DataSource V2, sort-merge, not adaptive" -> Seq("spark.sql.adaptive.enabled" -> "false",
