@@ -49,26 +49,28 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
 
   /**
    * A column chunk's filter. Never throws: a filter that cannot be read is
-   * [[FilterLookup.Broken]], and the caller reads the data.
+   * [[FilterLookup.Broken]], and the caller reads the data. Only what the file says is
+   * cached, broken filters included; a read that failed (a timeout, a 503) is not, so the
+   * next query tries again.
    */
   def filter(rowGroup: Int, column: String): FilterLookup = {
     def load: FilterLookup =
-      try {
-        footer.rowGroups.lift(rowGroup).flatMap(_.columns.get(column)) match {
-          case None => FilterLookup.Missing
-          case Some(chunk) =>
-            val result =
-              if (chunk.encrypted && chunk.hasFilter) decryptedFilter(rowGroup, column)
-              else BloomFilterIO.read(stream(), status.getLen, chunk)
-            bytesRead += result.bytesRead
-            result.lookup
-        }
-      } catch {
-        case NonFatal(e) => FilterLookup.Broken(e.toString)
+      footer.rowGroups.lift(rowGroup).flatMap(_.columns.get(column)) match {
+        case None => FilterLookup.Missing
+        case Some(chunk) =>
+          val result =
+            if (chunk.encrypted && chunk.hasFilter) decryptedFilter(rowGroup, column)
+            else BloomFilterIO.read(stream(), status.getLen, chunk)
+          bytesRead += result.bytesRead
+          result.lookup
       }
-    (cache, key) match {
+    def cachedOrLoaded: FilterLookup = (cache, key) match {
       case (Some(c), Some(k)) => c.cache.filter(k, rowGroup, column)(load)
       case _ => load
+    }
+    try cachedOrLoaded
+    catch {
+      case NonFatal(e) => FilterLookup.Broken(e.toString)
     }
   }
 

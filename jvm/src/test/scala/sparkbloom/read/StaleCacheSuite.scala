@@ -19,6 +19,9 @@ import sparkbloom.{ParquetFiles, SparkSessionSuite}
  */
 class StaleCacheSuite extends AnyFunSuite with SparkSessionSuite {
 
+  override protected def sessionConf: Map[String, String] =
+    Map("spark.hadoop.fs.flaky.impl" -> classOf[FlakyFileSystem].getName)
+
   private val present = 1000001L
   private val replacement = 1000002L
 
@@ -85,6 +88,28 @@ class StaleCacheSuite extends AnyFunSuite with SparkSessionSuite {
     assert(count(path) == 0)
     rewrite(target, other, justNow)
     assert(count(path) == 1)
+  }
+
+  test("a filter read that fails (a transient I/O error) is not cached: the next query judges the file") {
+    val path = Files.createTempDirectory("sparkbloom-stale").toString + "/t"
+    spark.range(0, 1000, 1, 1).select(col("id").as("a"), (col("id") * 2).as("b"))
+      .write.option("bloom_filter_columns", "a,b").parquet(path)
+    ParquetFiles.dataFiles(path).foreach(f => assert(f.setLastModified(anHourAgo)))
+    // odd b: absent, and within b's min and max. The schema is read before a failure is
+    // injected: it is the probe's read that must fail.
+    def absentB(failingOpens: Int): PruningStats = {
+      val df = spark.read.parquet("flaky://" + path).where(col("b") === 501L)
+      FlakyFileSystem.failingOpens.set(failingOpens)
+      assert(df.collect().isEmpty)
+      assert(FlakyFileSystem.failingOpens.get == 0)
+      val stats = sparkbloom.ScanPruning.of(df)
+      assert(stats.size == 1, stats)
+      stats.head
+    }
+    // the footer is cached by a first query, so the next one opens the file only for b's filter
+    assert(spark.read.parquet("flaky://" + path).where(col("a") === 7L).count() == 1)
+    assert(absentB(failingOpens = 1).filesSkipped == 0, "the failed read leaves the file to be read")
+    assert(absentB(failingOpens = 0).filesSkipped == 1, "the next query reads the filter again and skips it")
   }
 
   test("a file system's etag is part of the cache key") {
