@@ -3,8 +3,9 @@
 """Builds the package with one sparkbloom jar per supported Spark line inside it.
 
 ``pip install ./python`` from a source checkout builds missing jars with the repository's
-``dev/build-jars`` (sbt, each line compiled against its own Spark); a package built without
-every jar would fail at run time on some Spark, so the build fails instead.
+``dev/build-jars`` (sbt, each line compiled against its own Spark, whose jars ``dev/setup``
+installs); a package built without every jar would fail at run time on some Spark, so the
+build fails instead.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class BuildPyWithJars(build_py):
         if missing:
             raise SystemExit(
                 f"sparkbloom: no jar for Spark {', '.join(missing)} in {JARS}; "
-                "build them in the source checkout with dev/build-jars (or dev/setup)"
+                "build them in the source checkout with dev/setup"
             )
         super().run()
 
