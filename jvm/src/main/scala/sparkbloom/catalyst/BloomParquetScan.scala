@@ -18,7 +18,7 @@ import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import sparkbloom.SparkBloomConf
-import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats, RowGroupSelection}
+import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats, RowGroupSelection, TaskReaders}
 import sparkbloom.shims.ParquetScanBase
 import sparkbloom.predicate.PointPredicate
 
@@ -68,11 +68,17 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
       })
     }.filter(_.files.nonEmpty).zipWithIndex.map { case (partition, i) => partition.copy(index = i) }
 
-  override def createReaderFactory(): PartitionReaderFactory = new BloomParquetScan.ReaderFactory(
-    new ParquetOptions(base.options.asCaseSensitiveMap.asScala.toMap, base.sparkSession.sessionState.conf),
-    super.createReaderFactory().asInstanceOf[FilePartitionReaderFactory],
-    base.copy(hadoopConf = BloomReadParquetFileFormat.withoutTaskFilters(base.hadoopConf))
-      .createReaderFactory().asInstanceOf[FilePartitionReaderFactory])
+  override def createReaderFactory(): PartitionReaderFactory = {
+    val readers = index.pruner.lastReaders
+    def built(needed: Boolean, factory: => PartitionReaderFactory) =
+      if (needed) Some(factory.asInstanceOf[FilePartitionReaderFactory]) else None
+    new BloomParquetScan.ReaderFactory(
+      new ParquetOptions(base.options.asCaseSensitiveMap.asScala.toMap, base.sparkSession.sessionState.conf),
+      readers,
+      unjudged = built(readers.unjudged, super.createReaderFactory()),
+      judged = built(readers.judged,
+        base.copy(hadoopConf = BloomReadParquetFileFormat.withoutTaskFilters(base.hadoopConf)).createReaderFactory()))
+  }
 
   /** Decides the pruning now, as the plan is made, so rendering it needs no I/O (see BloomPruningExec). */
   private[sparkbloom] def decide(): BloomParquetScan = {
@@ -102,18 +108,21 @@ private object BloomParquetScan {
 
   /**
    * Spark's Parquet reader factory, chosen per file: ranges of files the driver judged are
-   * read without parquet-java reading filters again; other files keep its in-task filtering.
+   * read without parquet-java reading filters again; other files keep its in-task filtering
+   * (of the two, only those the scan's files need are built: [[TaskReaders]]).
    */
   final class ReaderFactory(
       override val options: FileSourceOptions,
-      unjudged: FilePartitionReaderFactory,
-      judged: FilePartitionReaderFactory)
+      readers: TaskReaders,
+      unjudged: Option[FilePartitionReaderFactory],
+      judged: Option[FilePartitionReaderFactory])
       extends FilePartitionReaderFactory {
 
-    private def forFile(file: PartitionedFile): FilePartitionReaderFactory =
-      if (file.otherConstantMetadataColumnValues.contains(RowGroupSelection.MetadataKey)) judged else unjudged
+    private def forFile(file: PartitionedFile): FilePartitionReaderFactory = readers.pick(
+      file.otherConstantMetadataColumnValues.contains(RowGroupSelection.MetadataKey), judged.get, unjudged.get)
 
-    override def supportColumnarReads(partition: InputPartition): Boolean = unjudged.supportColumnarReads(partition)
+    override def supportColumnarReads(partition: InputPartition): Boolean =
+      unjudged.orElse(judged).get.supportColumnarReads(partition)
     override def buildReader(file: PartitionedFile): PartitionReader[InternalRow] = forFile(file).buildReader(file)
     override def buildColumnarReader(file: PartitionedFile): PartitionReader[ColumnarBatch] =
       forFile(file).buildColumnarReader(file)

@@ -55,16 +55,31 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
 
   protected override def doExecute(): RDD[InternalRow] = {
     useJoinKeys()
-    val rows = withoutEmptySplits(child.execute())
+    val rows = if (listsNoFile) sparkContext.emptyRDD[InternalRow] else withoutEmptySplits(child.execute())
     report()
     rows
   }
 
   protected override def doExecuteColumnar(): RDD[ColumnarBatch] = {
     useJoinKeys()
-    val batches = withoutEmptySplits(child.executeColumnar())
+    val batches = if (listsNoFile) sparkContext.emptyRDD[ColumnarBatch] else withoutEmptySplits(child.executeColumnar())
     report()
     batches
+  }
+
+  /**
+   * Whether the scan's listing for this execution (as the scan itself would list, so the
+   * session's last pruning is recorded) leaves no file. The scan is then not executed: Spark
+   * would still clone the Hadoop configuration and broadcast it to build readers that read
+   * nothing, which costs a lookup of an absent key more than all its probing. Dynamic
+   * partition filters are left out: they only remove files. A bucketed scan runs as planned
+   * (its partitions are the buckets the plan above expects).
+   */
+  private def listsNoFile: Boolean = child.outputPartitioning match {
+    case _: UnknownPartitioning =>
+      (for (s <- scan; index <- index)
+        yield index.listFiles(staticPartitionFilters(s), s.dataFilters).forall(_.files.isEmpty)).getOrElse(false)
+    case _ => false
   }
 
   /**

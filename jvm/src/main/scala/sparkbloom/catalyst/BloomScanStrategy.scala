@@ -64,7 +64,8 @@ private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) ex
     val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups,
       FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema), useTableIndex = true)
     val pruned = relation.copy(relation =
-      fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat)(fs.sparkSession))
+      fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat(() => index.pruner.lastReaders))(
+        fs.sparkSession))
     FileSourceStrategy(JoinKeys.withoutMarkers(replace(plan, relation, pruned))).map(_.transformUp {
       case scan: FileSourceScanExec if scan.relation.location eq index => BloomPruningExec(scan, joinKeys).decide()
     })

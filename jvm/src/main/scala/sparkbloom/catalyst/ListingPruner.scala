@@ -12,7 +12,7 @@ import org.apache.spark.sql.internal.SQLConf
 
 import sparkbloom.SparkBloomConf
 import sparkbloom.index.{IndexLayout, IndexVerdict, TableIndex}
-import sparkbloom.read.{ExecutorProbing, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection}
+import sparkbloom.read.{ExecutorProbing, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection, TaskReaders}
 import sparkbloom.predicate.PointPredicate
 
 /**
@@ -33,7 +33,10 @@ private object ListingPruner {
       dataFilters: Seq[Expression],
       joinKeys: JoinKeys.Runtime,
       listing: Seq[PartitionDirectory],
-      stats: PruningStats)
+      stats: PruningStats) {
+    lazy val readers: TaskReaders =
+      TaskReaders.forFiles(listing.iterator.flatMap(_.files).map(_.metadata.contains(RowGroupSelection.MetadataKey)))
+  }
 
   /** Where a scan's table index may be: at or above each root of its listing. */
   def indexRoots(rootPaths: Seq[Path], partitionDepth: Int): Seq[Path] =
@@ -53,6 +56,9 @@ private[sparkbloom] final class ListingPruner(
 
   /** What the last listing decided, if the scan was listed. */
   def lastStats: Option[PruningStats] = last.map(_.stats)
+
+  /** The task readers the files of the last listing need: asked when a scan is executed, no I/O. */
+  def lastReaders: TaskReaders = last.fold(TaskReaders.Both)(_.readers)
 
   /** What was decided for these filters and the join keys in use, if it was: no I/O (plans render it). */
   def decided(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Option[PruningStats] =

@@ -37,7 +37,7 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
     case scan: FileSourceScanExec if isUnprunedDeltaScan(scan.relation) =>
       val columns = deltaColumns(scan.relation)
       if (judgeable(scan, columns)) {
-        BloomPruningExec(withIndex(scan, selectRowGroups = false, columns, scan.relation.fileFormat,
+        BloomPruningExec(withIndex(scan, selectRowGroups = false, columns, _ => scan.relation.fileFormat,
             useTableIndex = false)).decide()
       } else {
         // as for the Parquet scans BloomScanStrategy passes over: the last pruning is none
@@ -49,8 +49,8 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
       val columns = FileColumns.ofParquetScan(conf, scan.relation.dataSchema)
       if (!judgeable(scan, columns)) scan
       else
-        BloomPruningExec(withIndex(scan, SparkBloomConf.pruneRowGroups(conf), columns, new BloomReadParquetFileFormat,
-            useTableIndex = true)).decide()
+        BloomPruningExec(withIndex(scan, SparkBloomConf.pruneRowGroups(conf), columns,
+            index => new BloomReadParquetFileFormat(() => index.pruner.lastReaders), useTableIndex = true)).decide()
   }
 
   /**
@@ -63,10 +63,11 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
       PointPredicate.fromFilters(scan.dataFilters).flatMap(columns.resolve).isDefined
 
   private def withIndex(scan: FileSourceScanExec, selectRowGroups: Boolean, columns: FileColumns,
-      format: org.apache.spark.sql.execution.datasources.FileFormat, useTableIndex: Boolean): FileSourceScanExec = {
+      format: BloomPruningFileIndex => org.apache.spark.sql.execution.datasources.FileFormat,
+      useTableIndex: Boolean): FileSourceScanExec = {
     val fs = scan.relation
     val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups, columns, useTableIndex)
-    scan.copy(relation = fs.copy(location = index, fileFormat = format)(fs.sparkSession))
+    scan.copy(relation = fs.copy(location = index, fileFormat = format(index))(fs.sparkSession))
   }
 }
 

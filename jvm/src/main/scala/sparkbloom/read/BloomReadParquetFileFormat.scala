@@ -16,8 +16,14 @@ import org.apache.spark.sql.types.StructType
  * [[RowGroupSelection]]), a split left with none opens nothing, and filters are not read a
  * second time. A file the driver could not judge is read exactly as Spark reads it, with
  * parquet-java's own in-task filtering.
+ *
+ * @param readers which of the two readers the scan's files need ([[TaskReaders]]), asked when
+ *                the scan is executed: the files of the listing the scan last made (only the
+ *                driver asks; Spark's reader ships this format to the tasks without it)
  */
-private[sparkbloom] final class BloomReadParquetFileFormat extends ParquetFileFormat {
+private[sparkbloom] final class BloomReadParquetFileFormat(
+    @transient private val readers: () => TaskReaders = () => TaskReaders.Both)
+    extends ParquetFileFormat {
 
   override def buildReaderWithPartitionValues(
       sparkSession: SparkSession,
@@ -29,15 +35,17 @@ private[sparkbloom] final class BloomReadParquetFileFormat extends ParquetFileFo
       hadoopConf: Configuration): PartitionedFile => Iterator[InternalRow] = {
     def reader(conf: Configuration) = super.buildReaderWithPartitionValues(
       sparkSession, dataSchema, partitionSchema, requiredSchema, filters, options, conf)
-    val unjudged = reader(hadoopConf)
-    val judged = reader(BloomReadParquetFileFormat.withoutTaskFilters(hadoopConf))
+    val needed = readers()
+    val unjudged = if (needed.unjudged) Some(reader(hadoopConf)) else None
+    val judged = if (needed.judged) Some(reader(BloomReadParquetFileFormat.withoutTaskFilters(hadoopConf))) else None
     (file: PartitionedFile) =>
       RowGroupSelection.in(file) match {
         case Some(selection) =>
+          val read = needed.pick(fileJudged = true, judged.get, unjudged.get)
           selection.rangesWithin(file.start, file.length).iterator.flatMap { case (start, length) =>
-            judged(file.copy(start = start, length = length))
+            read(file.copy(start = start, length = length))
           }
-        case None => unjudged(file)
+        case None => needed.pick(fileJudged = false, judged.get, unjudged.get)(file)
       }
   }
 

@@ -52,21 +52,22 @@ private[sparkbloom] final class RowGroupJudge(
   /**
    * Whether any value of `in` may be in this chunk. Statistics pick the stored forms that
    * lie within min/max; only if some do is the filter fetched (once) and asked for them.
+   * (Loops, not collections: a scan asks this of every row group of every file.)
    */
-  private def anyMayBePresent(rowGroup: RowGroupSummary, column: String, chunk: ChunkSummary, in: ColumnIn): Boolean = {
-    val probes = probesOf(in, chunk.primitiveType)
-    if (probes.isEmpty) true // some value cannot be judged in this column
-    else {
-      val hashesInRange = probes.get.flatMap(p =>
-        p.stored.indices.collect {
-          case i if withinStatistics(chunk, p.stored(i)) => p.hashes(i)
-        })
-      hashesInRange.nonEmpty && (filterOf(rowGroup.ordinal, column) match {
-        case FilterLookup.Present(filter) => hashesInRange.exists(filter.mightContain)
-        case _ => true
-      })
+  private def anyMayBePresent(rowGroup: RowGroupSummary, column: String, chunk: ChunkSummary, in: ColumnIn): Boolean =
+    probesOf(in, chunk.primitiveType) match {
+      case None => true // some value cannot be judged in this column
+      case Some(probes) =>
+        lazy val filter = filterOf(rowGroup.ordinal, column)
+        probes.exists { p =>
+          p.stored.indices.exists { i =>
+            withinStatistics(chunk, p.stored(i)) && (filter match {
+              case FilterLookup.Present(f) => f.mightContain(p.hashes(i))
+              case _ => true
+            })
+          }
+        }
     }
-  }
 
   /** The probes of all values of `in` in a column of this type; None if any is undecidable. */
   private def probesOf(in: ColumnIn, column: PrimitiveType): Option[IndexedSeq[RowGroupJudge.Probe]] = {
@@ -88,11 +89,27 @@ private[sparkbloom] final class RowGroupJudge(
    * Spark fail the read: such a column is never judged, even where one matches exactly.
    */
   private def chunkFor(rowGroup: RowGroupSummary, path: Seq[String]): Option[(String, ChunkSummary)] = {
+    val columns = rowGroup.columns
+    val known = resolvedPaths.get(path)
+    val name =
+      if (known != null && (known._1.eq(columns) || known._1.keySet == columns.keySet)) known._2
+      else {
+        val resolved = resolve(columns.keySet, path)
+        resolvedPaths.put(path, (columns, resolved))
+        resolved
+      }
+    name.flatMap(n => columns.get(n).map(n -> _))
+  }
+
+  // Row groups of a file share their columns: a path is resolved once per set of names.
+  private val resolvedPaths = new java.util.HashMap[Seq[String], (Map[String, ChunkSummary], Option[String])]()
+
+  private def resolve(names: Set[String], path: Seq[String]): Option[String] = {
     val dotted = path.mkString(".")
-    if (caseSensitive) rowGroup.columns.get(dotted).map(dotted -> _)
+    if (caseSensitive) Some(dotted).filter(names.contains)
     else {
       val lower = dotted.toLowerCase(Locale.ROOT)
-      rowGroup.columns.filter(_._1.toLowerCase(Locale.ROOT) == lower).toSeq match {
+      names.filter(_.toLowerCase(Locale.ROOT) == lower).toSeq match {
         case Seq(single) => Some(single)
         case _ => None
       }

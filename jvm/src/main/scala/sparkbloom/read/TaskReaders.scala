@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
+package sparkbloom.read
+
+/**
+ * Which of a scan's two Parquet readers its tasks need: one keeps parquet-java's in-task
+ * Bloom-filter pass (files the driver did not judge), the other leaves it out (files the
+ * driver judged: their filters were read once already). Each reader Spark builds costs a
+ * clone of the Hadoop configuration and a broadcast of it, per scan executed, which for a
+ * point lookup is a good part of the query; so a scan builds only the readers its files use.
+ *
+ * Reading a file with the other reader is never wrong, only slower or faster: the in-task
+ * pass only skips row groups in which nothing can match, so whichever reader a file gets,
+ * every matching row is read. That is why a guess from the last listing is enough.
+ */
+private[sparkbloom] final case class TaskReaders(judged: Boolean, unjudged: Boolean) {
+
+  /** The reader for one file, among those built: its own if built, else the other one. */
+  def pick[R](fileJudged: Boolean, judgedReader: => R, unjudgedReader: => R): R =
+    if (fileJudged && judged || !unjudged) judgedReader else unjudgedReader
+}
+
+private[sparkbloom] object TaskReaders {
+
+  /** When the files are not known: both readers. */
+  val Both: TaskReaders = TaskReaders(judged = true, unjudged = true)
+
+  /** The readers these files need (by whether each was judged); an empty scan builds the in-task one only. */
+  def forFiles(judged: Iterator[Boolean]): TaskReaders = {
+    var anyJudged, anyUnjudged = false
+    while (judged.hasNext && !(anyJudged && anyUnjudged)) if (judged.next()) anyJudged = true else anyUnjudged = true
+    if (!anyJudged) TaskReaders(judged = false, unjudged = true) else TaskReaders(judged = true, unjudged = anyUnjudged)
+  }
+}
