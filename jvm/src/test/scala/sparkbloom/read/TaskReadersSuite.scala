@@ -21,7 +21,8 @@ class TaskReadersSuite extends AnyFunSuite {
     assert(pick(TaskReaders.Both, fileJudged = false) == "unjudged")
     val judgedOnly = TaskReaders(judged = true, unjudged = false)
     assert(pick(judgedOnly, fileJudged = true) == "judged")
-    assert(pick(judgedOnly, fileJudged = false) == "judged", "a listing that changed since: read, without in-task filters")
+    assert(pick(judgedOnly, fileJudged = false) == "judged",
+      "a listing that changed since: read, without in-task filters")
     val unjudgedOnly = TaskReaders(judged = false, unjudged = true)
     assert(pick(unjudgedOnly, fileJudged = true) == "unjudged", "read, its filters read a second time in the task")
     assert(pick(unjudgedOnly, fileJudged = false) == "unjudged")
