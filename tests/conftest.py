@@ -4,12 +4,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from pyspark.sql import SparkSession
 
 import sparkbloom
+from sparkbloom import cli
 
 # The Delta Lake tests need a session of their own (Delta's jars, catalog and extension):
 # they run as their own pytest run, `pytest tests/delta` (dev/test does).
@@ -33,3 +34,26 @@ def spark() -> Iterator[SparkSession]:
     session.sparkContext.setLogLevel("WARN")
     yield session
     session.stop()
+
+
+CliHere = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def cli_here(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> CliHere:
+    """Runs what the `sparkbloom` command runs, from parsing to exit code, in this process on
+    the shared session (one exists, so the CLI's settings that are not runtime settings are
+    ignored): (exit code, stdout, stderr). A command in a process of its own starts a JVM,
+    ~15 s on 2 cores; the tests that need one (entry point, exit status, --conf, --master)
+    still run it so."""
+
+    def run(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        try:
+            code = cli.main(list(args))
+        finally:
+            spark.sparkContext.setLogLevel("WARN")  # the CLI quiets its session; this one is shared
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

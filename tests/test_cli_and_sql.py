@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import CliHere
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
@@ -31,38 +32,39 @@ def table(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
+    """The installed command in a process of its own: its own JVM (~15 s on 2 cores)."""
     return subprocess.run(CLI + list(args), capture_output=True, text=True, timeout=300)
 
 
-def test_cli_inspect_and_probe(table: str) -> None:
+def test_cli_inspect_and_probe(cli_here: CliHere, table: str) -> None:
     inspected = run("inspect", table, "--json")
     assert inspected.returncode == 0, inspected.stderr[-2000:]
     summary = {s["column"]: s for s in json.loads(inspected.stdout)}
     assert summary["k"]["coverage"] == 1.0 and summary["k"]["files"] == 3
     assert summary["flat"]["with_filter"] == 0
-    table_out = run("inspect", table, "--columns", "k")
-    assert table_out.returncode == 0 and "coverage" in table_out.stdout
-    assert any(line.startswith("k ") and "100%" in line for line in table_out.stdout.splitlines())
+    code, out, _ = cli_here("inspect", table, "--columns", "k")
+    assert code == 0 and "coverage" in out
+    assert any(line.startswith("k ") and "100%" in line for line in out.splitlines())
 
-    found = run("probe", table, "k", "42", "99999999")
-    assert found.returncode == 0, found.stderr[-2000:]
-    assert "42: may be in" in found.stdout
-    none = run("probe", table, "k", "99999999", "-5")
-    assert none.returncode == 1, none.stdout + none.stderr[-2000:]
-    error = run("probe", table + "-missing", "k", "1")
-    assert error.returncode == 2 and "does not exist" in error.stderr
+    code, out, err = cli_here("probe", table, "k", "42", "99999999")
+    assert code == 0, err[-2000:]
+    assert "42: may be in" in out
+    code, _, err = cli_here("probe", table + "-missing", "k", "1")
+    assert code == 2 and "does not exist" in err
 
 
-def test_cli_probe_sends_text_the_jvm_casts_to_the_column_type(table: str) -> None:
+def test_cli_probe_sends_text_the_jvm_casts_to_the_column_type(cli_here: CliHere, table: str) -> None:
+    def probe(column: str, value: str) -> int:
+        return cli_here("probe", table, column, value)[0]
+
     # '42' is text in a string column (not the number 42, which could only answer "maybe")
-    absent_text = run("probe", table, "text", "123456789")
-    assert absent_text.returncode == 1, absent_text.stdout + absent_text.stderr[-2000:]
-    assert run("probe", table, "text", "42").returncode == 0
-    assert run("probe", table, "day", "2024-01-05").returncode == 0
-    assert run("probe", table, "day", "1999-01-05").returncode == 1
-    assert run("probe", table, "k", "99999999").returncode == 1
-    bad = run("probe", table, "k", "forty-two")
-    assert bad.returncode == 2 and "'forty-two' cannot be probed in column 'k'" in bad.stderr, bad.stderr[-2000:]
+    assert probe("text", "123456789") == 1
+    assert probe("text", "42") == 0
+    assert probe("day", "2024-01-05") == 0
+    assert probe("day", "1999-01-05") == 1
+    assert probe("k", "99999999") == 1
+    code, _, err = cli_here("probe", table, "k", "forty-two")
+    assert code == 2 and "'forty-two' cannot be probed in column 'k'" in err, err[-2000:]
 
 
 def test_sql_table_functions(spark: SparkSession, table: str) -> None:
@@ -82,8 +84,10 @@ def test_sql_table_functions(spark: SparkSession, table: str) -> None:
 def test_cli_version_master_and_conf(table: str) -> None:
     shown = run("--version")
     assert shown.returncode == 0 and shown.stdout.startswith("sparkbloom ") and "pyspark" in shown.stdout
-    ok = run("--master", "local[1]", "--conf", "spark.sql.parquet.compression.codec=zstd", "probe", table, "k", "42")
-    assert ok.returncode == 0, ok.stderr[-2000:]
+    # a process of its own: --master and --conf reach its session, and "none" is exit status 1
+    none = run("--master", "local[1]", "--conf", "spark.sql.parquet.compression.codec=zstd", "probe", table, "k", "-5")
+    assert none.returncode == 1, none.stdout + none.stderr[-2000:]
+    assert "-5: may be in 0 of 3 row groups" in none.stdout, none.stdout
     # settings reach Spark: a driver memory Spark cannot parse stops it before the probe
     refused = run("--conf", "spark.driver.memory=plenty", "probe", table, "k", "42")
     assert refused.returncode == 2 and "42: may be in" not in refused.stdout, refused.stdout

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from conftest import CliHere
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
@@ -180,20 +181,18 @@ def test_footers_probed_by_a_job_above_the_threshold(spark: SparkSession, tmp_pa
     assert count == 2 and driver_stats["files_skipped"] == 18
 
 
-def test_cli_index(spark: SparkSession, tmp_path: Path) -> None:
+def test_cli_index(spark: SparkSession, cli_here: CliHere, tmp_path: Path) -> None:
     path = str(tmp_path / "cli")
     keys(spark, 0, 1000, 2).write.parquet(path)
-    built = subprocess.run(
-        CLI + ["index", "build", path, "--columns", "id,email"], capture_output=True, text=True, timeout=300
-    )
-    assert built.returncode == 0, built.stderr[-2000:]
-    assert json.loads(built.stdout)["files_indexed"] == 2
-    described = subprocess.run(CLI + ["index", "describe", path], capture_output=True, text=True, timeout=300)
-    assert described.returncode == 0 and json.loads(described.stdout)["files_covered"] == 2
+    code, out, err = cli_here("index", "build", path, "--columns", "id,email")
+    assert code == 0, err[-2000:]
+    assert json.loads(out)["files_indexed"] == 2
+    code, out, _ = cli_here("index", "describe", path)
+    assert code == 0 and json.loads(out)["files_covered"] == 2
     missing = subprocess.run(CLI + ["index", "build", path], capture_output=True, text=True, timeout=300)
     assert missing.returncode == 2 and "--columns" in missing.stderr
-    dropped = subprocess.run(CLI + ["index", "drop", path], capture_output=True, text=True, timeout=300)
-    assert dropped.returncode == 0 and "dropped" in dropped.stdout
+    code, out, _ = cli_here("index", "drop", path)
+    assert code == 0 and "dropped" in out
 
 
 def test_empty_row_groups_keep_units_in_line(spark: SparkSession, tmp_path: Path) -> None:
