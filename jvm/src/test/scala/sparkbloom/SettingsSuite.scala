@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class SettingsSuite extends AnyFunSuite with SparkSessionSuite {
 
   private val keys = Seq("spark.sparkbloom.enabled", "spark.sparkbloom.pruning.files",
-    "spark.sparkbloom.pruning.rowGroups",
+    "spark.sparkbloom.pruning.rowGroups", "spark.sparkbloom.pruning.rows",
     "spark.sparkbloom.pruning.parallelism", "spark.sparkbloom.pruning.executorProbingAbove",
     "spark.sparkbloom.cache.maxBytes", "spark.sparkbloom.join.enabled", "spark.sparkbloom.join.maxKeys",
     "spark.sparkbloom.index.enabled", "spark.sparkbloom.write.fpp", "spark.sparkbloom.write.maxBytes",

@@ -18,7 +18,7 @@ import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import sparkbloom.SparkBloomConf
-import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats, RowGroupSelection, TaskReaders}
+import sparkbloom.read.{BloomReadParquetFileFormat, MatchingRowsReader, PruningStats, RowGroupSelection, TaskReaders}
 import sparkbloom.shims.ParquetScanBase
 import sparkbloom.predicate.PointPredicate
 
@@ -58,8 +58,7 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
       partition.copy(files = partition.files.flatMap { file =>
         RowGroupSelection.in(file) match {
           case Some(selection) =>
-            val judged =
-              file.otherConstantMetadataColumnValues + (RowGroupSelection.MetadataKey -> BloomParquetScan.Judged)
+            val judged = file.otherConstantMetadataColumnValues + (RowGroupSelection.MetadataKey -> selection.applied)
             selection.rangesWithin(file.start, file.length).map { case (start, length) =>
               file.copy(start = start, length = length, otherConstantMetadataColumnValues = judged)
             }
@@ -103,9 +102,6 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
 
 private object BloomParquetScan {
 
-  /** Marks a range of a judged file once its selection has been applied on the driver. */
-  val Judged = "judged"
-
   /**
    * Spark's Parquet reader factory, chosen per file: ranges of files the driver judged are
    * read without parquet-java reading filters again; other files keep its in-task filtering
@@ -123,8 +119,14 @@ private object BloomParquetScan {
 
     override def supportColumnarReads(partition: InputPartition): Boolean =
       unjudged.orElse(judged).get.supportColumnarReads(partition)
-    override def buildReader(file: PartitionedFile): PartitionReader[InternalRow] = forFile(file).buildReader(file)
+    override def buildReader(file: PartitionedFile): PartitionReader[InternalRow] =
+      narrowed(file, forFile(file).buildReader(file))
     override def buildColumnarReader(file: PartitionedFile): PartitionReader[ColumnarBatch] =
-      forFile(file).buildColumnarReader(file)
+      narrowed(file, forFile(file).buildColumnarReader(file))
+
+    private def narrowed[R <: AnyRef](file: PartitionedFile, reader: R): R = {
+      RowGroupSelection.in(file).flatMap(_.rowKeys).foreach(MatchingRowsReader.narrow(reader, _, file.toPath.toString))
+      reader
+    }
   }
 }

@@ -151,11 +151,14 @@ private[sparkbloom] final class ListingPruner(
       else opened(i)
     }
     val keepAllFiles = !SparkBloomConf.pruneFiles(conf)
+    val pruneRowsAbove = SparkBloomConf.pruneRowsAbove(conf)
     val kept = verdicts.filter(v => keepAllFiles || v.keep).map(v => v.status.getPath -> v).toMap
     val pruned = listed.map { dir =>
       dir.copy(files = dir.files.flatMap { f =>
         kept.get(f.fileStatus.getPath).map { verdict =>
           RowGroupSelection.of(verdict).filter(_ => selectRowGroups)
+            .map(s =>
+              s.copy(rowKeys = for (k <- s.rowKeys; min <- pruneRowsAbove) yield k.copy(minRowGroupBytes = min)))
             .map(selection => f.copy(metadata = f.metadata + (RowGroupSelection.MetadataKey -> selection)))
             .getOrElse(f)
         }

@@ -10,15 +10,14 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
 import org.apache.parquet.HadoopReadOptions
 import org.apache.parquet.column.ColumnDescriptor
-import org.apache.parquet.column.impl.ColumnReadStoreImpl
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
-import org.apache.parquet.io.api.{Converter, GroupConverter, PrimitiveConverter}
-import org.apache.parquet.schema.{GroupType, MessageType, PrimitiveType, Type, Types}
+import org.apache.parquet.schema.{MessageType, PrimitiveType, Types}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
+import sparkbloom.hashing.ColumnValueHashes
 import sparkbloom.read.{FileIdentity, FilterLookup, FooterSummary, OpenedFile}
-import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter, XxHash64}
+import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
 
 /**
  * Indexes one Parquet file, in a task: reads only the wanted columns, hashes every stored
@@ -142,8 +141,7 @@ private[sparkbloom] object FileIndexer {
   private def readHashes(reader: ParquetFileReader, schema: MessageType,
       wanted: Seq[ColumnDescriptor], rowCounts: IndexedSeq[Long]): Map[String, IndexedSeq[Array[Long]]] = {
     if (wanted.isEmpty) return Map.empty
-    val requested = wanted.map(d => new MessageType(schema.getName, projected(schema, d.getPath.toList)))
-      .reduce((a, b) => a.union(b))
+    val requested = wanted.map(ColumnValueHashes.projection(schema, _)).reduce((a, b) => a.union(b))
     reader.setRequestedSchema(requested)
     val createdBy = Option(reader.getFooter.getFileMetaData.getCreatedBy).getOrElse("")
     val result = wanted.map(d => d.getPath.mkString(".") -> IndexedSeq.newBuilder[Array[Long]]).toMap
@@ -154,41 +152,15 @@ private[sparkbloom] object FileIndexer {
         if (pages == null || pages.getRowCount != rows) {
           throw new java.io.IOException("the row groups read do not line up with the footer's")
         }
-        val store = new ColumnReadStoreImpl(pages, new Ignoring(requested), requested, createdBy)
-        wanted.foreach(d => result(d.getPath.mkString(".")) += distinct(hashesOf(store, d)))
+        wanted.foreach { d =>
+          val hashes = new LongBuffer
+          ColumnValueHashes.foreach(pages, requested, d, createdBy)((_, hash) => hashes += hash)
+          result(d.getPath.mkString(".")) += distinct(hashes.result())
+        }
       }
     }
     if (reader.readNextRowGroup() != null) throw new java.io.IOException("more row groups than the footer's")
     result.map { case (k, v) => k -> v.result() }
-  }
-
-  /** The top-level field that leads to one leaf, with every group narrowed to that path. */
-  private def projected(group: GroupType, path: List[String]): Type = {
-    val field = group.getType(path.head)
-    if (path.tail.isEmpty) field else field.asGroupType().withNewFields(projected(field.asGroupType(), path.tail))
-  }
-
-  private def hashesOf(store: ColumnReadStoreImpl, column: ColumnDescriptor): Array[Long] = {
-    val reader = store.getColumnReader(column)
-    val total = reader.getTotalValueCount
-    val maxDefinition = column.getMaxDefinitionLevel
-    val out = new LongBuffer
-    val typeName = column.getPrimitiveType.getPrimitiveTypeName
-    var i = 0L
-    while (i < total) {
-      if (reader.getCurrentDefinitionLevel == maxDefinition) {
-        out += (typeName match {
-          case PrimitiveTypeName.INT32 => XxHash64.hashInt(reader.getInteger)
-          case PrimitiveTypeName.INT64 => XxHash64.hashLong(reader.getLong)
-          case PrimitiveTypeName.FLOAT => XxHash64.hashFloat(reader.getFloat)
-          case PrimitiveTypeName.DOUBLE => XxHash64.hashDouble(reader.getDouble)
-          case _ => XxHash64.hashBytes(reader.getBinary.toByteBuffer)
-        })
-      }
-      reader.consume()
-      i += 1
-    }
-    out.result()
   }
 
   private def distinct(hashes: Array[Long]): Array[Long] = {
@@ -220,15 +192,5 @@ private[sparkbloom] object FileIndexer {
       size += 1
     }
     def result(): Array[Long] = java.util.Arrays.copyOf(values, size)
-  }
-
-  /** Converters that drop every value: the column readers are read directly. */
-  private final class Ignoring(group: GroupType) extends GroupConverter {
-    private val children: Array[Converter] = group.getFields.asScala.map { f =>
-      if (f.isPrimitive) new PrimitiveConverter {}: Converter else new Ignoring(f.asGroupType()): Converter
-    }.toArray
-    override def getConverter(fieldIndex: Int): Converter = children(fieldIndex)
-    override def start(): Unit = ()
-    override def end(): Unit = ()
   }
 }

@@ -43,7 +43,9 @@ private[sparkbloom] final class BloomReadParquetFileFormat(
         case Some(selection) =>
           val read = needed.pick(fileJudged = true, judged.get, unjudged.get)
           selection.rangesWithin(file.start, file.length).iterator.flatMap { case (start, length) =>
-            read(file.copy(start = start, length = length))
+            val rows = read(file.copy(start = start, length = length))
+            selection.rowKeys.foreach(MatchingRowsReader.narrow(rows, _, file.toPath.toString))
+            rows
           }
         case None => needed.pick(fileJudged = false, judged.get, unjudged.get)(file)
       }

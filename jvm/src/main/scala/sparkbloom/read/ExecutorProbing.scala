@@ -20,7 +20,8 @@ private[sparkbloom] object ExecutorProbing {
   /** Files per task: enough to keep a task's probing threads busy, few enough to spread. */
   private val FilesPerTask = 2000
 
-  private final case class Compact(rowGroups: Int, mayMatch: Array[Boolean], midpoints: Option[Array[Long]])
+  private final case class Compact(rowGroups: Int, mayMatch: Array[Boolean], midpoints: Option[Array[Long]],
+      rowKeys: Option[RowKeys])
 
   /** Verdicts for `files`, in order, and the filter bytes the tasks read. */
   def judge(
@@ -48,12 +49,12 @@ private[sparkbloom] object ExecutorProbing {
           val pruner =
             new FilePruner(conf.value, ProbeCache.shared, "", caseSensitive, legacyCalendarSession, parallelism)
           val verdicts = pruner.judge(statuses, predicate)
-            .map(v => Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray)))
+            .map(v => Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray), v.rowKeys))
           Iterator((verdicts, pruner.filterBytesRead))
         }.collect()
       } finally sc.setJobDescription(previous)
     val verdicts = results.iterator.flatMap(_._1).zip(files.iterator).map { case (c, status) =>
-      FileVerdict(status, c.rowGroups, c.mayMatch.toIndexedSeq, c.midpoints.map(_.toIndexedSeq))
+      FileVerdict(status, c.rowGroups, c.mayMatch.toIndexedSeq, c.midpoints.map(_.toIndexedSeq), c.rowKeys)
     }.toIndexedSeq
     (verdicts, results.map(_._2).sum)
   }

@@ -36,13 +36,42 @@ private[sparkbloom] final class RowGroupJudge(
     case All(children) => children.forall(mayMatch(rowGroup, _))
     case AnyOf(children) => children.exists(mayMatch(rowGroup, _))
     case in: ColumnIn =>
-      if (legacyCalendar && isCalendarType(in.dataType)) true
-      else chunkFor(rowGroup, in.path) match {
+      decidable(rowGroup, in) match {
         case None => true
-        case Some((_, chunk)) if in.fieldId.exists(id => !hasFieldId(chunk, id)) => true
-        case Some((column, chunk)) => anyMayBePresent(rowGroup, column, chunk, in)
+        case Some((column, chunk, probes)) => anyMayBePresent(rowGroup, column, chunk, probes)
       }
   }
+
+  /**
+   * The hashes one of a row's values must have for the row to match `predicate` (see
+   * [[RowKeys]]): those of a conjunct the filters judge, at most `maxHashes` of them. The
+   * same conditions as [[mayMatch]]'s decide it, so a row is kept whenever a row group would be.
+   */
+  def rowKeys(rowGroup: RowGroupSummary, predicate: PointPredicate, maxHashes: Int): Option[RowKeys] =
+    predicate match {
+      case All(children) => children.iterator.map(rowKeys(rowGroup, _, maxHashes)).collectFirst { case Some(k) => k }
+      case in: ColumnIn =>
+        decidable(rowGroup, in).flatMap { case (column, _, probes) =>
+          val hashes = probes.flatMap(_.hashes).distinct
+          if (hashes.nonEmpty && hashes.size <= maxHashes) Some(RowKeys(column, hashes.toArray)) else None
+        }
+      case AnyOf(children) =>
+        // `k = 1 OR k = 2`: one column, the union of the branches' hashes.
+        val each = children.map(rowKeys(rowGroup, _, maxHashes))
+        if (each.isEmpty || each.exists(_.isEmpty) || each.flatten.map(_.column).distinct.size != 1) None
+        else Some(RowKeys(each.head.get.column, each.flatten.flatMap(_.hashes).distinct.toArray))
+          .filter(_.hashes.length <= maxHashes)
+    }
+
+  /** The file column of `in` and its probes, when its filter can answer for it. */
+  private def decidable(
+      rowGroup: RowGroupSummary, in: ColumnIn): Option[(String, ChunkSummary, IndexedSeq[RowGroupJudge.Probe])] =
+    if (legacyCalendar && isCalendarType(in.dataType)) None
+    else chunkFor(rowGroup, in.path) match {
+      case Some((_, chunk)) if in.fieldId.exists(id => !hasFieldId(chunk, id)) => None
+      case Some((column, chunk)) => probesOf(in, chunk.primitiveType).map(probes => (column, chunk, probes))
+      case None => None
+    }
 
   // Per file, each value of an IN list is converted and hashed once per column type, not
   // once per row group; keys are the predicate's own nodes (identity: IN lists can be long).
@@ -50,24 +79,22 @@ private[sparkbloom] final class RowGroupJudge(
     new java.util.IdentityHashMap[ColumnIn, (PrimitiveType, Option[IndexedSeq[RowGroupJudge.Probe]])]()
 
   /**
-   * Whether any value of `in` may be in this chunk. Statistics pick the stored forms that
+   * Whether any of the probed values may be in this chunk. Statistics pick the stored forms that
    * lie within min/max; only if some do is the filter fetched (once) and asked for them.
    * (Loops, not collections: a scan asks this of every row group of every file.)
    */
-  private def anyMayBePresent(rowGroup: RowGroupSummary, column: String, chunk: ChunkSummary, in: ColumnIn): Boolean =
-    probesOf(in, chunk.primitiveType) match {
-      case None => true // some value cannot be judged in this column
-      case Some(probes) =>
-        lazy val filter = filterOf(rowGroup.ordinal, column)
-        probes.exists { p =>
-          p.stored.indices.exists { i =>
-            withinStatistics(chunk, p.stored(i)) && (filter match {
-              case FilterLookup.Present(f) => f.mightContain(p.hashes(i))
-              case _ => true
-            })
-          }
-        }
+  private def anyMayBePresent(rowGroup: RowGroupSummary, column: String, chunk: ChunkSummary,
+      probes: IndexedSeq[RowGroupJudge.Probe]): Boolean = {
+    lazy val filter = filterOf(rowGroup.ordinal, column)
+    probes.exists { p =>
+      p.stored.indices.exists { i =>
+        withinStatistics(chunk, p.stored(i)) && (filter match {
+          case FilterLookup.Present(f) => f.mightContain(p.hashes(i))
+          case _ => true
+        })
+      }
     }
+  }
 
   /** The probes of all values of `in` in a column of this type; None if any is undecidable. */
   private def probesOf(in: ColumnIn, column: PrimitiveType): Option[IndexedSeq[RowGroupJudge.Probe]] = {

@@ -17,11 +17,16 @@ package sparkbloom.read
  *
  * @param midpoints the file's distinct split midpoints, ascending (empty: read the split as is)
  * @param keep      per midpoint, whether a row group there may match
+ * @param rowKeys   what a row must hold to match, if the judge can tell (see [[MatchingRowsReader]])
  */
-private[sparkbloom] final case class RowGroupSelection(midpoints: Array[Long], keep: Array[Boolean]) {
+private[sparkbloom] final case class RowGroupSelection(midpoints: Array[Long], keep: Array[Boolean],
+    rowKeys: Option[RowKeys] = None) {
 
   /** Nothing to skip: the split is read as Spark planned it. */
   def readsWholeSplits: Boolean = keep.forall(identity)
+
+  /** This selection once applied to a split's ranges on the driver: read them whole, still narrowing rows. */
+  def applied: RowGroupSelection = RowGroupSelection(Array.empty, Array.empty, rowKeys)
 
   /** Byte ranges (start, length) to read within the split `[splitStart, splitStart + splitLength)`. */
   def rangesWithin(splitStart: Long, splitLength: Long): Seq[(Long, Long)] =
@@ -57,9 +62,9 @@ private[sparkbloom] object RowGroupSelection {
    */
   def of(verdict: FileVerdict): Option[RowGroupSelection] =
     if (verdict.rowGroups < 0) None
-    else if (verdict.mayMatch.forall(identity)) Some(Everything)
+    else if (verdict.mayMatch.forall(identity)) Some(Everything.copy(rowKeys = verdict.rowKeys))
     else verdict.midpoints.filter(_.size == verdict.rowGroups).map { midpoints =>
       val byMidpoint = midpoints.zip(verdict.mayMatch).groupBy(_._1).toSeq.sortBy(_._1)
-      RowGroupSelection(byMidpoint.map(_._1).toArray, byMidpoint.map(_._2.exists(_._2)).toArray)
+      RowGroupSelection(byMidpoint.map(_._1).toArray, byMidpoint.map(_._2.exists(_._2)).toArray, verdict.rowKeys)
     }
 }

@@ -55,7 +55,9 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
     "spark.sql.parquet.datetimeRebaseModeInWrite" -> "CORRECTED",
     "spark.sql.session.timeZone" -> "America/Los_Angeles",
     "spark.sql.files.maxPartitionBytes" -> maxPartitionBytes.toString,
-    "spark.sql.files.openCostInBytes" -> "4096")
+    "spark.sql.files.openCostInBytes" -> "4096",
+    // rows are narrowed in every row group, however small (MatchingRowsReader)
+    "spark.sparkbloom.pruning.rowsAbove" -> "0")
 
   /** Queries per run when SPARKBLOOM_DIFF_QUERIES does not say. */
   protected def defaultQueries: Int = 400

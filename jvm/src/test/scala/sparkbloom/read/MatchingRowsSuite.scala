@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
+package sparkbloom.read
+
+import java.nio.file.Files
+
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.execution.FileSourceScanExec
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
+import org.apache.spark.sql.functions._
+import org.scalatest.funsuite.AnyFunSuite
+
+import sparkbloom.{ParquetFiles, SparkBloom, SparkSessionSuite}
+
+/**
+ * Tasks read the key column of a kept row group first and hand Spark's reader only the rows
+ * whose key may match ([[MatchingRowsReader]]). Every query is compared with Spark reading
+ * the same files with sparkbloom off and Parquet filter pushdown off; the scan's output row
+ * count shows whether the rows were narrowed (with `spark.sparkbloom.pruning.rows` off, the
+ * same scan outputs every row of the kept row groups). Files have many row groups of many
+ * small pages, so a matching row's page lies anywhere in its column chunk.
+ */
+class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with AdaptiveSparkPlanHelper {
+
+  override protected def sessionConf: Map[String, String] = Map(
+    "spark.sql.files.maxPartitionBytes" -> (256 * 1024).toString,
+    "spark.sql.files.openCostInBytes" -> "0",
+    "spark.sql.session.timeZone" -> "UTC",
+    // dates are judged only when read without rebasing (Spark 3.5's default is EXCEPTION)
+    "spark.sql.parquet.datetimeRebaseModeInRead" -> "CORRECTED",
+    // these row groups are small: narrow them anyway (one test checks the default leaves them whole)
+    "spark.sparkbloom.pruning.rowsAbove" -> "0")
+
+  private val rows = 60000L
+
+  /** Two files of ~8 row groups each; every column of a row is a function of its id, keys shuffled. */
+  private lazy val table: String = {
+    val path = Files.createTempDirectory("sparkbloom-rows").toString + "/t"
+    spark.range(0, rows, 1, 2)
+      .select(
+        col("id"),
+        (col("id") * 7919 % rows).as("k"),
+        concat(lit("user-"), col("id")).as("s"),
+        (col("id") % 1000 - 500).cast("decimal(12,2)").as("dec"),
+        when(col("id") % 1000 === 0, lit(-0.0)).otherwise(col("id") / 3.0).as("d"),
+        struct((col("id") * 31 % rows).as("inner"), col("id").cast("string").as("label")).as("nested"),
+        date_add(lit("2020-01-01").cast("date"), (col("id") % 3000).cast("int")).as("day"),
+        sha2(col("id").cast("string"), 256).as("pad"))
+      .orderBy(rand(7)).repartition(2)
+      .write
+      .option("parquet.block.size", 256 * 1024)
+      .option("parquet.page.size", 8 * 1024)
+      .option("parquet.enable.dictionary", "false")
+      .option("bloom_filter_columns", "k,s,dec,d,nested.inner,day")
+      .parquet(path)
+    path
+  }
+
+  private def truth(query: DataFrame => DataFrame): Seq[Row] =
+    withConf("spark.sparkbloom.enabled" -> "false", "spark.sql.parquet.filterPushdown" -> "false") {
+      sorted(query(spark.read.parquet(table)))
+    }
+
+  private def sorted(df: DataFrame): Seq[Row] = df.collect().toSeq.sortBy(_.toString)
+
+  /** Rows the Parquet scans of `df`'s executed plan output. */
+  private def scanned(df: DataFrame): Long = {
+    val plan = df.queryExecution.executedPlan
+    collect(plan) {
+      case s: FileSourceScanExec => s.metrics("numOutputRows").value
+      case b: BatchScanExec => b.metrics("numOutputRows").value
+    }.sum
+  }
+
+  /**
+   * Runs `query` with rows narrowed and not, on V1 and V2: both return the truth, and
+   * narrowing outputs at most `narrowedAtMost` rows from the scan, fewer than without it.
+   */
+  private def check(query: DataFrame => DataFrame, narrowedAtMost: Long, v2Too: Boolean = true): Unit = {
+    val expected = truth(query)
+    (if (v2Too) Seq(true, false) else Seq(false)).foreach { v2 =>
+      val source = if (v2) Seq("spark.sql.sources.useV1SourceList" -> "") else Nil
+      def run(narrow: Boolean): (Seq[Row], Long) =
+        withConf(source :+ ("spark.sparkbloom.pruning.rows" -> narrow.toString): _*) {
+          val df = query(spark.read.parquet(table))
+          (sorted(df), scanned(df))
+        }
+      val (narrowed, narrowedRows) = run(narrow = true)
+      val (whole, wholeRows) = run(narrow = false)
+      val label = if (v2) "V2" else "V1"
+      assert(narrowed == expected, s"$label, rows narrowed")
+      assert(whole == expected, s"$label, rows not narrowed")
+      assert(narrowedRows <= narrowedAtMost, s"$label: the scan output $narrowedRows rows")
+      assert(wholeRows > narrowedRows, s"$label: without narrowing $wholeRows rows, with $narrowedRows")
+    }
+  }
+
+  test("the files have many row groups of many pages") {
+    val stats = withConf() { spark.read.parquet(table).where(col("k") === 5).collect(); SparkBloom.lastPruning(spark) }
+    assert(stats.get("row_groups_total").longValue >= 10, stats)
+    val chunk = ParquetFiles.chunks(ParquetFiles.dataFiles(table).head).find(c => c.path == "pad" && c.rowGroup == 0)
+    assert(chunk.get.meta.getTotalSize > 4 * 8 * 1024, "the wide column should span several pages")
+  }
+
+  test("point lookups, IN lists, OR of one column, other conjuncts") {
+    check(_.where(col("k") === 12345), narrowedAtMost = 1)
+    check(_.where(col("k").isin(1L, 2L, 30000L, 59999L)), narrowedAtMost = 4)
+    check(_.where(col("k") === 17 || col("k") === 40001), narrowedAtMost = 2)
+    check(_.where(col("k").isin(5L, 77L) && col("d") > 1.0), narrowedAtMost = 2)
+    check(_.where(col("s") === "user-4242").select("id", "pad"), narrowedAtMost = 1)
+    // ids 1 and 2 have keys 7919 and 15838; key 5 belongs to another id
+    check(_.where(col("k").isin(7919L, 15838L, 5L) && col("s").isin("user-1", "user-2", "user-3")),
+      narrowedAtMost = 3)
+  }
+
+  test("types: decimal, -0.0 against 0.0, dates, a struct field; nulls never match") {
+    check(_.where(col("dec") === BigDecimal("-499.00")), narrowedAtMost = 60)
+    check(_.where(col("d") === 0.0), narrowedAtMost = 60)
+    check(_.where(col("d") === 20 / 3.0), narrowedAtMost = 1)
+    check(_.where(col("day") === java.sql.Date.valueOf("2021-03-04")), narrowedAtMost = 20)
+    check(_.where(col("nested.inner") === 31 * 123 % rows), narrowedAtMost = 1)
+    check(_.where(col("k") <=> 99L), narrowedAtMost = 1)
+  }
+
+  test("by default, rows are narrowed only in row groups large enough to pay") {
+    val query = (t: DataFrame) => t.where(col("k") === 12345)
+    // not withConf: unsetting would leave the default, not this suite's 0, for the tests after
+    spark.conf.set("spark.sparkbloom.pruning.rowsAbove", (32L * 1024 * 1024).toString)
+    val small =
+      try {
+        val df = query(spark.read.parquet(table))
+        assert(sorted(df) == truth(query))
+        scanned(df)
+      } finally spark.conf.set("spark.sparkbloom.pruning.rowsAbove", "0")
+    assert(small > 1000, s"a small row group should be read whole, the scan output $small rows")
+    check(query, narrowedAtMost = 1)
+  }
+
+  test("string keys: PLAIN and dictionary pages, data pages v1 and v2") {
+    Seq(("true", "v1"), ("false", "v1"), ("true", "v2"), ("false", "v2")).foreach { case (dictionary, pages) =>
+      val path = Files.createTempDirectory(s"sparkbloom-rows-$dictionary-$pages").toString + "/t"
+      spark.range(0, 30000, 1, 1)
+        .select(when(col("id") % 97 === 0, lit(null)).otherwise(concat(lit("key-"), (col("id") % 7000).cast("string")))
+            .as("s"), sha2(col("id").cast("string"), 256).as("pad"))
+        .orderBy(rand(9)).coalesce(1)
+        .write.option("parquet.block.size", 128 * 1024).option("parquet.page.size", 8 * 1024)
+        .option("parquet.enable.dictionary", dictionary).option("parquet.writer.version", s"${pages}")
+        .option("bloom_filter_columns", "s").parquet(path)
+      def rows(narrow: Boolean) = withConf("spark.sparkbloom.pruning.rows" -> narrow.toString) {
+        val df = spark.read.parquet(path).where(col("s").isin("key-17", "key-6999", "absent"))
+        (sorted(df), scanned(df))
+      }
+      val expected = withConf("spark.sparkbloom.enabled" -> "false", "spark.sql.parquet.filterPushdown" -> "false") {
+        sorted(spark.read.parquet(path).where(col("s").isin("key-17", "key-6999", "absent")))
+      }
+      val (narrowed, narrowedRows) = rows(narrow = true)
+      val (whole, wholeRows) = rows(narrow = false)
+      assert(expected.size >= 8 && narrowed == expected && whole == expected, s"dictionary $dictionary, pages $pages")
+      assert(narrowedRows == expected.size && wholeRows > narrowedRows, s"dictionary $dictionary, pages $pages")
+    }
+  }
+
+  test("file metadata and row indexes of the narrowed rows (V1: V2 has no _metadata)") {
+    check(v2Too = false,
+      query = _.where(col("k").isin(10L, 20L, 30L)).select(col("id"), col("_metadata.row_index"),
+        col("_metadata.file_name")), narrowedAtMost = 3)
+  }
+
+  test("a row group kept by a false positive is not read") {
+    val path = Files.createTempDirectory("sparkbloom-rows-fp").toString + "/t"
+    spark.range(0, 40000, 1, 1).select((col("id") * 2).as("k"), sha2(col("id").cast("string"), 256).as("pad"))
+      .orderBy(rand(3)).coalesce(1)
+      .write.option("parquet.block.size", 128 * 1024).option("bloom_filter_columns", "k")
+      .option("bloom_filter_fpp", "0.4").parquet(path)
+    val absent = (1L to 40L).map(_ * 1998 + 1) // odd: absent, within min/max
+    val df = spark.read.parquet(path).where(col("k").isin(absent: _*))
+    assert(df.collect().isEmpty)
+    val stats = SparkBloom.lastPruning(spark)
+    assert(stats.get("row_groups_total").longValue > stats.get("row_groups_skipped").longValue,
+      s"some row group should be kept by a false positive: $stats")
+    assert(scanned(df) == 0, "rows of false-positive row groups were read")
+  }
+}
