@@ -44,20 +44,29 @@ private[sparkbloom] object MatchingRowsReader {
    * over one split, not yet read from) return only rows whose `keys` column may match.
    */
   def narrow(reading: AnyRef, keys: RowKeys, file: String): Unit =
-    try vectorizedReaderIn(reading).foreach(narrowReader(_, keys))
+    try internals.foreach(spark => vectorizedReaderIn(spark, reading).foreach(narrowReader(spark, _, keys)))
     catch {
       case NonFatal(e) =>
         WarnOnce(log, s"late|$file", s"sparkbloom reads every row of the kept row groups of $file: $e")
     }
 
-  private def narrowReader(reader: VectorizedParquetRecordReader, keys: RowKeys): Unit =
-    Internals.rowGroups.get(reader) match {
-      case impl if Internals.isSparksRowGroupReader(impl) =>
-        val fileReader = Internals.fileReader.get(impl).asInstanceOf[ParquetFileReader]
-        val requested = Internals.requestedSchema.get(reader).asInstanceOf[MessageType]
+  /** Spark's reader internals, if this Spark has the ones we know (else nothing is narrowed, ever). */
+  private lazy val internals: Option[Internals] =
+    try Some(new Internals)
+    catch {
+      case e @ (NonFatal(_) | _: LinkageError) =>
+        log.warn(s"sparkbloom cannot narrow rows in this Spark's Parquet reader; row groups are read whole: $e")
+        None
+    }
+
+  private def narrowReader(spark: Internals, reader: VectorizedParquetRecordReader, keys: RowKeys): Unit =
+    spark.rowGroups.get(reader) match {
+      case impl if spark.isSparksRowGroupReader(impl) =>
+        val fileReader = spark.fileReader.get(impl).asInstanceOf[ParquetFileReader]
+        val requested = spark.requestedSchema.get(reader).asInstanceOf[MessageType]
         plan(fileReader, requested, keys).foreach { ranges =>
-          Internals.rowGroups.set(reader, Internals.rowGroupReader(fileReader, ranges))
-          Internals.totalRowCount.setLong(reader, ranges.iterator.map(_.fold(0L)(_.rowCount)).sum)
+          spark.rowGroups.set(reader, spark.rowGroupReader(fileReader, ranges))
+          spark.totalRowCount.setLong(reader, ranges.iterator.map(_.fold(0L)(_.rowCount)).sum)
         }
       case _ => // already narrowed, or a reader Spark did not make
     }
@@ -145,18 +154,19 @@ private[sparkbloom] object MatchingRowsReader {
    * The vectorized reader Spark's iterator or partition reader wraps: a field of it, or of
    * one of Spark's own readers it wraps (V2 adds partition values around its row reader).
    */
-  private def vectorizedReaderIn(reading: AnyRef, depth: Int = 3): Option[VectorizedParquetRecordReader] =
+  private def vectorizedReaderIn(spark: Internals, reading: AnyRef,
+      depth: Int = 3): Option[VectorizedParquetRecordReader] =
     reading match {
       case r: VectorizedParquetRecordReader => Some(r)
       case _ if depth == 0 || reading == null || !reading.getClass.getName.startsWith("org.apache.spark.sql.") => None
       case _ =>
-        Internals.fieldsOf(reading.getClass).iterator
+        spark.fieldsOf(reading.getClass).iterator
           .filter(f => !f.getType.isArray && !f.getName.contains("outer"))
-          .map(f => vectorizedReaderIn(f.get(reading), depth - 1)).collectFirst { case Some(r) => r }
+          .map(f => vectorizedReaderIn(spark, f.get(reading), depth - 1)).collectFirst { case Some(r) => r }
     }
 
   /** Spark's reader fields, the same on 3.5 to 4.3 (checked by the tests on every line). */
-  private object Internals {
+  private final class Internals {
     private val base = classOf[SpecificParquetRecordReaderBase[_]]
     private def field(owner: Class[_], name: String): Field = {
       val f = owner.getDeclaredField(name)
@@ -172,7 +182,7 @@ private[sparkbloom] object MatchingRowsReader {
 
     def isSparksRowGroupReader(r: AnyRef): Boolean = r != null && r.getClass == sparksImpl
 
-    /** Declared fields of `c` and its superclasses, accessible (one level: what wraps the reader). */
+    /** The instance fields of `c` and its superclasses that hold objects, made accessible. */
     def fieldsOf(c: Class[_]): Seq[Field] =
       Iterator.iterate[Class[_]](c)(_.getSuperclass).takeWhile(_ != null).flatMap(_.getDeclaredFields)
         .filter(f => !java.lang.reflect.Modifier.isStatic(f.getModifiers) && !f.getType.isPrimitive)
