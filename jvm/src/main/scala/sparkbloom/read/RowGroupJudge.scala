@@ -22,7 +22,7 @@ import sparkbloom.hashing.LiteralProbe
  *                       files, LEGACY rebase modes): their stored values are not the
  *                       literal's, so they are never judged
  * @param filterOf       the filter of (row group, column path), read on first use
- * @param probe          a literal's stored values in a file column and their hashes (None:
+ * @param candidatesOf   an IN list's stored values in a file column and their hashes (None:
  *                       undecidable), shared by the files of one scan
  */
 private[sparkbloom] final class RowGroupJudge(
@@ -30,7 +30,7 @@ private[sparkbloom] final class RowGroupJudge(
     caseSensitive: Boolean,
     legacyCalendar: Boolean,
     filterOf: (Int, String) => FilterLookup,
-    probe: (PrimitiveType, DataType, Any) => Option[RowGroupJudge.Probe] = RowGroupJudge.probe) {
+    candidatesOf: (ColumnIn, PrimitiveType) => Option[ProbeCandidates] = ProbeCandidates.of) {
 
   def mayMatch(rowGroup: RowGroupSummary, predicate: PointPredicate): Boolean = predicate match {
     case All(children) => children.forall(mayMatch(rowGroup, _))
@@ -38,7 +38,8 @@ private[sparkbloom] final class RowGroupJudge(
     case in: ColumnIn =>
       decidable(rowGroup, in) match {
         case None => true
-        case Some((column, chunk, probes)) => anyMayBePresent(rowGroup, column, chunk, probes)
+        case Some((column, chunk, candidates)) =>
+          candidates.mayBePresent(chunk, filterOf(rowGroup.ordinal, column))
       }
   }
 
@@ -51,8 +52,8 @@ private[sparkbloom] final class RowGroupJudge(
     predicate match {
       case All(children) => children.iterator.map(rowKeys(rowGroup, _, maxHashes)).collectFirst { case Some(k) => k }
       case in: ColumnIn =>
-        decidable(rowGroup, in).flatMap { case (column, _, probes) =>
-          val hashes = probes.flatMap(_.hashes).distinct
+        decidable(rowGroup, in).flatMap { case (column, _, candidates) =>
+          val hashes = candidates.hashes.distinct
           if (hashes.nonEmpty && hashes.size <= maxHashes) Some(RowKeys(column, hashes.toArray)) else None
         }
       case AnyOf(children) =>
@@ -64,45 +65,25 @@ private[sparkbloom] final class RowGroupJudge(
     }
 
   /** The file column of `in` and its probes, when its filter can answer for it. */
-  private def decidable(
-      rowGroup: RowGroupSummary, in: ColumnIn): Option[(String, ChunkSummary, IndexedSeq[RowGroupJudge.Probe])] =
+  private def decidable(rowGroup: RowGroupSummary, in: ColumnIn): Option[(String, ChunkSummary, ProbeCandidates)] =
     if (legacyCalendar && isCalendarType(in.dataType)) None
     else chunkFor(rowGroup, in.path) match {
       case Some((_, chunk)) if in.fieldId.exists(id => !hasFieldId(chunk, id)) => None
-      case Some((column, chunk)) => probesOf(in, chunk.primitiveType).map(probes => (column, chunk, probes))
+      case Some((column, chunk)) => probesOf(in, chunk.primitiveType).map(candidates => (column, chunk, candidates))
       case None => None
     }
 
-  // Per file, each value of an IN list is converted and hashed once per column type, not
-  // once per row group; keys are the predicate's own nodes (identity: IN lists can be long).
+  // Per file, each IN list is looked up once per column type, not once per row group; keys
+  // are the predicate's own nodes (identity: IN lists can be long).
   private val probesByNode =
-    new java.util.IdentityHashMap[ColumnIn, (PrimitiveType, Option[IndexedSeq[RowGroupJudge.Probe]])]()
-
-  /**
-   * Whether any of the probed values may be in this chunk. Statistics pick the stored forms that
-   * lie within min/max; only if some do is the filter fetched (once) and asked for them.
-   * (Loops, not collections: a scan asks this of every row group of every file.)
-   */
-  private def anyMayBePresent(rowGroup: RowGroupSummary, column: String, chunk: ChunkSummary,
-      probes: IndexedSeq[RowGroupJudge.Probe]): Boolean = {
-    lazy val filter = filterOf(rowGroup.ordinal, column)
-    probes.exists { p =>
-      p.stored.indices.exists { i =>
-        withinStatistics(chunk, p.stored(i)) && (filter match {
-          case FilterLookup.Present(f) => f.mightContain(p.hashes(i))
-          case _ => true
-        })
-      }
-    }
-  }
+    new java.util.IdentityHashMap[ColumnIn, (PrimitiveType, Option[ProbeCandidates])]()
 
   /** The probes of all values of `in` in a column of this type; None if any is undecidable. */
-  private def probesOf(in: ColumnIn, column: PrimitiveType): Option[IndexedSeq[RowGroupJudge.Probe]] = {
+  private def probesOf(in: ColumnIn, column: PrimitiveType): Option[ProbeCandidates] = {
     val known = probesByNode.get(in)
     if (known != null && known._1 == column) known._2
     else {
-      val all = in.values.map(v => probe(column, in.dataType, v))
-      val result = if (all.exists(_.isEmpty)) None else Some(all.flatten.toIndexedSeq)
+      val result = candidatesOf(in, column)
       probesByNode.put(in, (column, result))
       result
     }
@@ -145,15 +126,6 @@ private[sparkbloom] final class RowGroupJudge(
 
   private def hasFieldId(chunk: ChunkSummary, id: Int): Boolean =
     Option(chunk.primitiveType.getId).exists(_.intValue == id)
-
-  private def withinStatistics(chunk: ChunkSummary, stored: Any): Boolean =
-    (chunk.min, chunk.max) match {
-      case (Some(min), Some(max)) =>
-        val comparator = chunk.primitiveType.comparator().asInstanceOf[java.util.Comparator[Any]]
-        try comparator.compare(min, stored) <= 0 && comparator.compare(stored, max) <= 0
-        catch { case _: ClassCastException | _: UnsupportedOperationException => true }
-      case _ => true
-    }
 }
 
 private[sparkbloom] object RowGroupJudge {
