@@ -37,8 +37,10 @@ private[read] final class ProbeCandidates private (
 
   private def withinStatistics(chunk: ChunkSummary): (Int, Int) = (order, chunk.min, chunk.max) match {
     case (Some(c), Some(min), Some(max)) =>
-      try (firstIndex(s => c.compare(s, min) >= 0), firstIndex(s => c.compare(s, max) > 0))
-      catch { case _: ClassCastException | _: UnsupportedOperationException => (0, stored.length) }
+      try {
+        val from = firstIndex(s => c.compare(s, min) >= 0)
+        (from, firstIndex(s => c.compare(s, max) > 0))
+      } catch { case _: ClassCastException | _: UnsupportedOperationException => (0, stored.length) }
     case _ => (0, stored.length)
   }
 

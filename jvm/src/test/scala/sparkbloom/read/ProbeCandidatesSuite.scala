@@ -26,12 +26,15 @@ class ProbeCandidatesSuite extends AnyFunSuite {
     (Types.required(INT32).named("k"), IntegerType, () => random.nextInt(200) - 100),
     (Types.required(INT64).named("k"), LongType, () => random.nextLong() % 1000),
     (Types.required(DOUBLE).named("k"), DoubleType,
-      () => Seq(Double.NaN, -0.0, 0.0, Double.NegativeInfinity)(random.nextInt(4)) match {
-        case special if random.nextInt(4) == 0 => special
-        case _ => random.nextInt(100) / 4.0 - 10
-      }),
+      () =>
+        Seq(Double.NaN, -0.0, 0.0, Double.NegativeInfinity)(random.nextInt(4)) match {
+          case special if random.nextInt(4) == 0 => special
+          case _ => random.nextInt(100) / 4.0 - 10
+        }),
     (Types.required(BINARY).as(LogicalTypeAnnotation.stringType()).named("k"), StringType,
-      () => UTF8String.fromString(Seq.fill(random.nextInt(4))(Seq("a", "b", "é", "\u00ff", "z")(random.nextInt(5))).mkString)))
+      () =>
+        UTF8String
+          .fromString(Seq.fill(random.nextInt(4))(Seq("a", "b", "é", "\u00ff", "z")(random.nextInt(5))).mkString)))
 
   private def storedForms(column: PrimitiveType, dataType: DataType, value: Any): Option[Seq[(Any, Long)]] =
     RowGroupJudge.probe(column, dataType, value).map(probe => probe.stored.zip(probe.hashes))
@@ -62,12 +65,12 @@ class ProbeCandidatesSuite extends AnyFunSuite {
             case FilterLookup.Present(f) => f.mightContain(hash)
             case _ => true
           })
-      }
-      var filterAsked = false
-      val answer = candidates.mayBePresent(chunk, { filterAsked = true; lookup })
-      assert(answer == expected, s"$column $values within $min..$max")
-      // the filter is read only when a value lies within the statistics
-      assert(filterAsked == forms.exists { case (stored, _) => within(stored) })
+        }
+        var filterAsked = false
+        val answer = candidates.mayBePresent(chunk, { filterAsked = true; lookup })
+        assert(answer == expected, s"$column $values within $min..$max")
+        // the filter is read only when a value lies within the statistics
+        assert(filterAsked == forms.exists { case (stored, _) => within(stored) })
       }
     }
     assert(judged > 900)
