@@ -70,7 +70,10 @@ private[read] object ProbeCandidates {
       try {
         val order = column.comparator().asInstanceOf[Comparator[Any]]
         Some((pairs.sortWith((a, b) => order.compare(a._1, b._1) < 0), order))
-      } catch { case _: ClassCastException | _: UnsupportedOperationException => None }
+      } catch {
+        // IllegalArgumentException: an order that breaks its contract (TimSort notices)
+        case _: ClassCastException | _: UnsupportedOperationException | _: IllegalArgumentException => None
+      }
     val inOrder = sorted.map(_._1).getOrElse(pairs)
     new ProbeCandidates(inOrder.map(_._1), inOrder.map(_._2), sorted.map(_._2))
   }
