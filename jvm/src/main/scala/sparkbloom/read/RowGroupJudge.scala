@@ -64,27 +64,28 @@ private[sparkbloom] final class RowGroupJudge(
           .filter(_.hashes.length <= maxHashes)
     }
 
-  /** The file column of `in` and its probes, when its filter can answer for it. */
+  /** The file column of `in` and its candidates, when its filter can answer for it. */
   private def decidable(rowGroup: RowGroupSummary, in: ColumnIn): Option[(String, ChunkSummary, ProbeCandidates)] =
     if (legacyCalendar && isCalendarType(in.dataType)) None
     else chunkFor(rowGroup, in.path) match {
       case Some((_, chunk)) if in.fieldId.exists(id => !hasFieldId(chunk, id)) => None
-      case Some((column, chunk)) => probesOf(in, chunk.primitiveType).map(candidates => (column, chunk, candidates))
+      case Some((column, chunk)) =>
+        candidatesFor(in, chunk.primitiveType).map(candidates => (column, chunk, candidates))
       case None => None
     }
 
   // Per file, each IN list is looked up once per column type, not once per row group; keys
   // are the predicate's own nodes (identity: IN lists can be long).
-  private val probesByNode =
+  private val candidatesByNode =
     new java.util.IdentityHashMap[ColumnIn, (PrimitiveType, Option[ProbeCandidates])]()
 
-  /** The probes of all values of `in` in a column of this type; None if any is undecidable. */
-  private def probesOf(in: ColumnIn, column: PrimitiveType): Option[ProbeCandidates] = {
-    val known = probesByNode.get(in)
+  /** The candidates of all values of `in` in a column of this type; None if any is undecidable. */
+  private def candidatesFor(in: ColumnIn, column: PrimitiveType): Option[ProbeCandidates] = {
+    val known = candidatesByNode.get(in)
     if (known != null && known._1 == column) known._2
     else {
       val result = candidatesOf(in, column)
-      probesByNode.put(in, (column, result))
+      candidatesByNode.put(in, (column, result))
       result
     }
   }
