@@ -53,10 +53,10 @@ private[sparkbloom] final class FilePruner(
 
   // The files of a scan share column types: convert, hash and sort each IN list's values once
   // per type, not once per file (for `IN (100)` over 200 files that was a third of the judging).
-  private val candidates = new ConcurrentHashMap[(ColumnIn, PrimitiveType), Option[ProbeCandidates]]()
+  private val candidates = new ConcurrentHashMap[ListInColumn, Option[ProbeCandidates]]()
 
   private def candidatesOf(in: ColumnIn, column: PrimitiveType): Option[ProbeCandidates] =
-    candidates.computeIfAbsent((in, column), _ => ProbeCandidates.of(in, column))
+    candidates.computeIfAbsent(new ListInColumn(in, column), _ => ProbeCandidates.of(in, column))
 
   def filterBytesRead: Long = filterBytes.get
 
@@ -134,6 +134,19 @@ private[sparkbloom] final class FilePruner(
       FileVerdict(status, footer.rowGroups.size, mayMatch, footer.splitMidpoints, rowKeys)
     } finally filterBytes.addAndGet(file.filterBytesRead)
   }
+}
+
+/**
+ * An IN list of the scan's predicate in one file column type. The files of a scan share the
+ * predicate's nodes, so the node is compared by identity: hashing a long list's values for
+ * every file cost more than the lookup saved, and a list holding NaN never equals itself.
+ */
+private final class ListInColumn(val in: ColumnIn, val column: PrimitiveType) {
+  override def equals(other: Any): Boolean = other match {
+    case o: ListInColumn => (o.in eq in) && o.column == column
+    case _ => false
+  }
+  override def hashCode: Int = System.identityHashCode(in) * 31 + column.hashCode
 }
 
 private[sparkbloom] object FilePruner {
