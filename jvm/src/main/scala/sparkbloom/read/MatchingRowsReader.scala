@@ -18,6 +18,7 @@ import org.apache.spark.sql.execution.datasources.parquet.{SpecificParquetRecord
 import org.slf4j.LoggerFactory
 
 import sparkbloom.hashing.ColumnValueHashes
+import sparkbloom.shims.SparkShims
 import sparkbloom.warnings.WarnOnce
 
 /**
@@ -75,8 +76,8 @@ private[sparkbloom] object MatchingRowsReader {
    * Per row group the reader would return, the rows to read (None: skip it; all of them
    * for a row group too small to pay, see [[RowKeys.minRowGroupBytes]]); None when no row
    * group is large enough or the file does not allow it (no offset index for a requested
-   * column, a key column that is missing, ambiguous, nested in a list or of a type without
-   * filters).
+   * column, or an encoding whose values this Spark's reader cannot skip; a key column that is
+   * missing, ambiguous, nested in a list or of a type without filters).
    */
   private def plan(fileReader: ParquetFileReader, requested: MessageType,
       keys: RowKeys): Option[IndexedSeq[Option[RowRanges]]] = {
@@ -89,15 +90,18 @@ private[sparkbloom] object MatchingRowsReader {
             single.getPrimitiveType.getPrimitiveTypeName != BOOLEAN => Some(single)
       case _ => None
     }
-    val indexed = blocks.forall { block =>
+    // Spark's reader skips the other rows of every column it reads, which needs an offset
+    // index and encodings whose values this Spark can skip (else it would throw)
+    val skippable = blocks.forall { block =>
       block.getRowCount <= Int.MaxValue && block.getColumns.asScala.forall { chunk =>
-        !requestedPaths.contains(chunk.getPath.toArray.toSeq) || chunk.getOffsetIndexReference != null
+        !requestedPaths.contains(chunk.getPath.toArray.toSeq) || chunk.getOffsetIndexReference != null &&
+        chunk.getEncodings.asScala.forall(SparkShims.readerSkips(_, chunk.getPrimitiveType.getPrimitiveTypeName))
       }
     }
     def requestedBytes(block: BlockMetaData): Long = block.getColumns.asScala
       .filter(chunk => requestedPaths.contains(chunk.getPath.toArray.toSeq)).map(_.getTotalUncompressedSize).sum
     val worth = blocks.map(requestedBytes(_) >= keys.minRowGroupBytes)
-    key.filter(_ => indexed && worth.contains(true)).map { column =>
+    key.filter(_ => skippable && worth.contains(true)).map { column =>
       val createdBy = Option(fileReader.getFileMetaData.getCreatedBy).getOrElse("")
       val keyOnly = ColumnValueHashes.projection(fileSchema, column)
       fileReader.setRequestedSchema(keyOnly)
@@ -107,8 +111,8 @@ private[sparkbloom] object MatchingRowsReader {
             val matching = new RowList
             val pages = fileReader.readRowGroup(i)
             val chunk = blocks(i).getColumns.asScala.find(_.getPath.toArray.sameElements(column.getPath))
-            if (chunk.exists(ByteArrayKeyScan.applies(column, _))) {
-              ByteArrayKeyScan.foreachMatch(pages, column, keys)(row => matching += row)
+            if (chunk.exists(KeyChunkScan.applies(column, _))) {
+              KeyChunkScan.foreachMatch(pages, column, keys)(row => matching += row)
             } else {
               ColumnValueHashes.foreach(pages, keyOnly, column, createdBy) { (row, hash) =>
                 if (keys.contains(hash)) matching += row.toInt

@@ -11,7 +11,8 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Strategy
 import org.apache.spark.sql.types.StringType
 
 /** Spark 3.5: Scala 2.12, parquet-java 1.13.1, Hadoop 3.3.4. */
-private[sparkbloom] object SparkShims extends SparkShim with ThriftFooterWithoutLimit with RebaseModeAsString {
+private[sparkbloom] object SparkShims
+    extends SparkShim with ThriftFooterWithoutLimit with RebaseModeAsString with ReaderSkipsShim {
 
   override def planDataSourceV2(session: SparkSession, plan: LogicalPlan): Seq[SparkPlan] =
     new DataSourceV2Strategy(session)(plan)

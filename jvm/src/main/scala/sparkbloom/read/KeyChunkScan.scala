@@ -7,38 +7,49 @@ import java.nio.ByteBuffer
 import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.bytes.{ByteBufferInputStream, BytesUtils}
-import org.apache.parquet.column.{ColumnDescriptor, Encoding, ValuesType}
+import org.apache.parquet.column.{ColumnDescriptor, Dictionary, Encoding, ValuesType}
 import org.apache.parquet.column.page.{DataPage, DataPageV1, DataPageV2, PageReadStore}
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
 
 import sparkbloom.sbbf.XxHash64
 
 /**
- * The rows of a string or binary key chunk whose value hashes into [[RowKeys]], read from
- * its pages directly: PLAIN values are hashed where they lie in the page, a dictionary's
- * entries once each. parquet-java's column reader (what [[sparkbloom.hashing.ColumnValueHashes]]
- * uses for every other type) makes an object per value, which for the common string key
- * cost twice this scan and ate what reading fewer rows saved.
+ * The rows of a key column chunk whose value hashes into [[RowKeys]], read from its pages
+ * directly: PLAIN values are hashed where they lie in the page (their bytes are the plain
+ * encoding the filters hash), a dictionary's entries once each. parquet-java's column
+ * reader (what [[sparkbloom.hashing.ColumnValueHashes]] uses for other encodings) costs an
+ * object per string and a few calls per value, which made this scan cost twice as much
+ * and ate what reading fewer rows saved.
  */
-private[read] object ByteArrayKeyScan {
+private[read] object KeyChunkScan {
   // by name: two of them are deprecated (still written by parquet-java's v1 writer)
   private val levelsAndValues = Set("PLAIN", "PLAIN_DICTIONARY", "RLE_DICTIONARY", "RLE", "BIT_PACKED")
+  private val scannedTypes = Set(INT32, INT64, FLOAT, DOUBLE, BINARY, FIXED_LEN_BYTE_ARRAY)
 
-  /** A BYTE_ARRAY column outside any list whose pages use only encodings this scan reads. */
+  /** A column outside any list, of a type with filters, whose pages use only encodings this scan reads. */
   def applies(column: ColumnDescriptor, chunk: ColumnChunkMetaData): Boolean =
-    column.getPrimitiveType.getPrimitiveTypeName == PrimitiveTypeName.BINARY && column.getMaxRepetitionLevel == 0 &&
+    scannedTypes.contains(column.getPrimitiveType.getPrimitiveTypeName) && column.getMaxRepetitionLevel == 0 &&
       chunk.getEncodings.asScala.forall(e => levelsAndValues.contains(e.name))
 
   /** Calls `each(row)` for every row of the chunk whose value's hash is one of `keys`. */
   def foreachMatch(pages: PageReadStore, column: ColumnDescriptor, keys: RowKeys)(each: Int => Unit): Unit = {
+    val typeName = column.getPrimitiveType.getPrimitiveTypeName
     val reader = pages.getPageReader(column)
     val dictionaryPage = reader.readDictionaryPage()
     val dictionary =
       if (dictionaryPage == null) null else dictionaryPage.getEncoding.initDictionary(column, dictionaryPage)
-    lazy val matchingIds = Array.tabulate(dictionary.getMaxId + 1) { id =>
-      keys.contains(XxHash64.hashBytes(dictionary.decodeToBinary(id).toByteBuffer))
+    lazy val matchingIds =
+      Array.tabulate(dictionary.getMaxId + 1)(id => keys.contains(entryHash(dictionary, typeName, id)))
+    // a PLAIN value's bytes: a number's 4 or 8 (hashed as that int or long, which is the
+    // hash of those bytes; a float's or double's raw bits, as stored), or a length prefix (-1)
+    val (width, number) = typeName match {
+      case INT32 | FLOAT => (4, true)
+      case INT64 | DOUBLE => (8, true)
+      case FIXED_LEN_BYTE_ARRAY => (column.getPrimitiveType.getTypeLength, false)
+      case _ => (-1, false)
     }
     val maxDefinition = column.getMaxDefinitionLevel
     var firstRow = 0
@@ -54,10 +65,13 @@ private[read] object ByteArrayKeyScan {
         var i = 0
         while (i < count) {
           if (defined()) {
-            val length = (bytes(at) & 0xff) | (bytes(at + 1) & 0xff) << 8 | (bytes(at + 2) & 0xff) << 16 |
-              (bytes(at + 3) & 0xff) << 24
-            if (keys.contains(XxHash64.hashBytes(bytes, at + 4, length))) each(firstRow + i)
-            at += 4 + length
+            val length = if (width >= 0) width else { at += 4; littleEndianInt(bytes, at - 4) }
+            val hash =
+              if (!number) XxHash64.hashBytes(bytes, at, length)
+              else if (length == 4) XxHash64.hashInt(littleEndianInt(bytes, at))
+              else XxHash64.hashLong(littleEndianLong(bytes, at))
+            if (keys.contains(hash)) each(firstRow + i)
+            at += length
           }
           i += 1
         }
@@ -76,6 +90,20 @@ private[read] object ByteArrayKeyScan {
       page = reader.readPage()
     }
   }
+
+  private def entryHash(dictionary: Dictionary, typeName: PrimitiveTypeName, id: Int): Long = typeName match {
+    case INT32 => XxHash64.hashInt(dictionary.decodeToInt(id))
+    case INT64 => XxHash64.hashLong(dictionary.decodeToLong(id))
+    case FLOAT => XxHash64.hashFloat(dictionary.decodeToFloat(id))
+    case DOUBLE => XxHash64.hashDouble(dictionary.decodeToDouble(id))
+    case _ => XxHash64.hashBytes(dictionary.decodeToBinary(id).toByteBuffer)
+  }
+
+  private def littleEndianInt(bytes: Array[Byte], at: Int): Int =
+    (bytes(at) & 0xff) | (bytes(at + 1) & 0xff) << 8 | (bytes(at + 2) & 0xff) << 16 | (bytes(at + 3) & 0xff) << 24
+
+  private def littleEndianLong(bytes: Array[Byte], at: Int): Long =
+    (littleEndianInt(bytes, at) & 0xffffffffL) | littleEndianInt(bytes, at + 4).toLong << 32
 
   /** A page's definition levels (read one by one) and its values, positioned at the first value. */
   private def levelsOf(
