@@ -9,7 +9,7 @@ import scala.util.control.NonFatal
 
 import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.hadoop.ParquetFileReader
-import org.apache.parquet.hadoop.metadata.BlockMetaData
+import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData}
 import org.apache.parquet.internal.column.columnindex.OffsetIndex
 import org.apache.parquet.internal.filter2.columnindex.RowRanges
 import org.apache.parquet.schema.MessageType
@@ -91,17 +91,22 @@ private[sparkbloom] object MatchingRowsReader {
       case _ => None
     }
     // Spark's reader skips the other rows of every column it reads, which needs an offset
-    // index and encodings whose values this Spark can skip (else it would throw)
-    val skippable = blocks.forall { block =>
+    // index and encodings whose values this Spark skips correctly (a chunk that lists none
+    // is trusted with nothing)
+    def skippable(chunk: ColumnChunkMetaData): Boolean = {
+      val encodings = chunk.getEncodings.asScala
+      chunk.getOffsetIndexReference != null && encodings.nonEmpty &&
+      encodings.forall(SparkShims.readerSkips(_, chunk.getPrimitiveType.getPrimitiveTypeName))
+    }
+    val readable = blocks.forall { block =>
       block.getRowCount <= Int.MaxValue && block.getColumns.asScala.forall { chunk =>
-        !requestedPaths.contains(chunk.getPath.toArray.toSeq) || chunk.getOffsetIndexReference != null &&
-        chunk.getEncodings.asScala.forall(SparkShims.readerSkips(_, chunk.getPrimitiveType.getPrimitiveTypeName))
+        !requestedPaths.contains(chunk.getPath.toArray.toSeq) || skippable(chunk)
       }
     }
     def requestedBytes(block: BlockMetaData): Long = block.getColumns.asScala
       .filter(chunk => requestedPaths.contains(chunk.getPath.toArray.toSeq)).map(_.getTotalUncompressedSize).sum
     val worth = blocks.map(requestedBytes(_) >= keys.minRowGroupBytes)
-    key.filter(_ => skippable && worth.contains(true)).map { column =>
+    key.filter(_ => readable && worth.contains(true)).map { column =>
       val createdBy = Option(fileReader.getFileMetaData.getCreatedBy).getOrElse("")
       val keyOnly = ColumnValueHashes.projection(fileSchema, column)
       fileReader.setRequestedSchema(keyOnly)

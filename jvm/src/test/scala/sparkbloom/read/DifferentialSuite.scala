@@ -11,13 +11,14 @@ import scala.util.Random
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.parquet.column.Encoding
 import org.apache.spark.sql.{Column, DataFrame, Row}
 import org.apache.spark.sql.execution.UnionExec
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.{SparkSessionSuite, TestShims}
+import sparkbloom.{ParquetFiles, SparkSessionSuite, TestShims}
 
 /**
  * No false negatives: randomized tables of every supported type, written by sparkbloom
@@ -163,6 +164,8 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
     val v2 = rows(1000)
     frame(v2).write.mode("append").option("bloom_filter_columns", filtered).option("parquet.block.size", 8192)
       .option("parquet.writer.version", "v2").option("parquet.enable.dictionary", "false").parquet(path)
+    val encodings = ParquetFiles.dataFiles(path).flatMap(ParquetFiles.chunks).flatMap(_.meta.getEncodings.asScala)
+    assert(Seq(Encoding.DELTA_BINARY_PACKED, Encoding.DELTA_BYTE_ARRAY).forall(encodings.contains), encodings.distinct)
     (path, ours ++ exact ++ native.map(asMillis) ++ plain ++ v2)
   }
 

@@ -6,6 +6,10 @@ import java.nio.file.Files
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.FileSourceScanExec
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
@@ -14,6 +18,7 @@ import org.apache.spark.sql.functions._
 import org.scalatest.funsuite.AnyFunSuite
 
 import sparkbloom.{ParquetFiles, SparkBloom, SparkSessionSuite}
+import sparkbloom.hashing.ColumnValueHashes
 
 /**
  * Tasks read the key column of a kept row group first and hand Spark's reader only the rows
@@ -161,31 +166,35 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
           (v / 4).cast("float").as("f"), when(v === 0, lit(-0.0)).otherwise(v / 3.0).as("d"),
           (v / 100).cast("decimal(30,2)").as("dec"), date_add(lit("2020-01-01").cast("date"), v.cast("int")).as("day"),
           sha2(col("id").cast("string"), 256).as("pad"))
-        .select(Seq(col("pad"), array(col("i"), col("id")).as("arr"), map(col("s"), col("l")).as("m")) ++
+        .select(Seq(col("pad"), array(col("i"), col("id")).as("arr"), map(col("s"), col("l")).as("m"),
+            (col("id") % 3 === 0).as("b")) ++
             lookups.map { case (c, _) =>
-            when(col("id") % 97 === 0, lit(null)).otherwise(col(c)).as(c)
-          }: _*)
+              when(col("id") % 97 === 0, lit(null)).otherwise(col(c)).as(c)
+            }: _*)
         .orderBy(rand(9)).coalesce(1)
-        .write.option("parquet.block.size", 256 * 1024).option("parquet.page.size", 8 * 1024)
-        .option("parquet.enable.dictionary", dictionary).option("parquet.writer.version", s"${pages}")
-        .option("parquet.enable.bytestreamsplit", split)
+        .write.option("parquet.block.size", 256 * 1024).option("parquet.enable.dictionary", dictionary)
+        .option("parquet.writer.version", s"${pages}").option("parquet.enable.bytestreamsplit", split)
+        // pages of at most 500 rows, so the strings' dictionary (5.5 KB) outgrows its 4 KB
+        // after the first page was written: the later pages of the chunk fall back to PLAIN
+        .option("parquet.page.size", 8 * 1024).option("parquet.page.row.count.limit", 500)
+        .option("parquet.dictionary.page.size", 4096)
         .option("bloom_filter_columns", lookups.map(_._1).mkString(",")).parquet(path)
-      // (a small last row group may fall back to PLAIN, as the writer finds no gain)
-      ParquetFiles.chunks(ParquetFiles.dataFiles(path).head).filter(c => c.path != "pad" && c.rowGroup == 0).foreach {
-        chunk =>
-          val encodings = chunk.meta.getEncodings.toString
-          // parquet-java's v1 pages have no dictionary for fixed-length byte arrays (the decimal)
-          val dictionaryExpected = dictionary.toBoolean && !(chunk.path == "dec" && pages == "v1")
-          assert(encodings.contains("DICTIONARY") == dictionaryExpected, s"${chunk.path}: $encodings")
-          if (split && Set("f", "d")(chunk.path))
-            assert(encodings.contains("BYTE_STREAM_SPLIT"), s"${chunk.path}: $encodings")
-      }
+      // what the pages hold: no dictionary where it is off; with one, v1 strings fall back to
+      // PLAIN within the chunk and v2 integers keep theirs; byte stream split where asked
+      val encodings = ParquetFiles.chunks(ParquetFiles.dataFiles(path).head).filter(_.rowGroup == 0)
+        .map(c => c.path -> c.meta.getEncodings.asScala.map(_.name).toSet).toMap
+      def has(column: String, encoding: String) = encodings(column).exists(_.contains(encoding))
+      if (!dictionary.toBoolean) assert(!lookups.exists(c => has(c._1, "DICTIONARY")), encodings)
+      else if (pages == "v1") assert(has("s", "DICTIONARY") && has("s", "PLAIN"), encodings("s"))
+      else assert(has("i", "DICTIONARY") && has("s", "DICTIONARY"), encodings)
+      if (split) assert(has("f", "BYTE_STREAM_SPLIT") && has("d", "BYTE_STREAM_SPLIT"), encodings)
       // the oracle: an in-memory copy, read with sparkbloom and Parquet pushdown off
       val copy = withConf("spark.sparkbloom.enabled" -> "false", "spark.sql.parquet.filterPushdown" -> "false") {
         val read = spark.read.parquet(path)
         spark.createDataFrame(spark.sparkContext.parallelize(read.collect().toSeq, 1), read.schema)
       }
       val chunks = ParquetFiles.chunks(ParquetFiles.dataFiles(path).head)
+      keyScansAgree(path, lookups.map(_._1), everyChunkScanned = pages == "v1" && !split)
       // what Spark's reader must skip values of: every column the query reads
       def lookUp(column: String, values: Seq[Any], read: Seq[String]): Unit = {
         val expected = sorted(copy.where(col(column).isin(values: _*)).select(read.map(col): _*))
@@ -200,11 +209,43 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
           assert(scanned(df) == expected.size, s"$label: the scan output ${scanned(df)} rows")
         else assert(scanned(df) > 1000, s"$label: Spark ${org.apache.spark.SPARK_VERSION} cannot skip these values")
       }
-      val everyColumn = Seq("pad", "arr", "m") ++ lookups.map(_._1)
+      val everyColumn = Seq("pad", "arr", "m", "b") ++ lookups.map(_._1)
       lookups.foreach { case (column, values) => lookUp(column, values, everyColumn) }
       // strings alone: narrowed on every line, in whichever encoding
       lookUp("s", lookups.head._2, Seq("s", "pad"))
     }
+  }
+
+  /**
+   * In every row group of the file at `path`, [[KeyChunkScan]] finds the same rows of each
+   * of `columns` as hashing every value through parquet-java's column reader does, for keys
+   * hashed from values all over the row group; it reads every such chunk if `everyChunkScanned`.
+   */
+  private def keyScansAgree(path: String, columns: Seq[String], everyChunkScanned: Boolean): Unit = {
+    val file = new Path(ParquetFiles.dataFiles(path).head.toURI)
+    val reader = ParquetFileReader.open(HadoopInputFile.fromPath(file, new Configuration()))
+    try {
+      val schema = reader.getFileMetaData.getSchema
+      columns.foreach { name =>
+        val column = schema.getColumns.asScala.find(_.getPath.mkString(".") == name).get
+        val keyOnly = ColumnValueHashes.projection(schema, column)
+        reader.setRequestedSchema(keyOnly)
+        reader.getRowGroups.asScala.zipWithIndex.foreach { case (block, i) =>
+          val chunk = block.getColumns.asScala.find(_.getPath.toDotString == name).get
+          val scanned = KeyChunkScan.applies(column, chunk)
+          assert(scanned || !everyChunkScanned, s"$name, row group $i: ${chunk.getEncodings}")
+          if (scanned) {
+            val hashes = scala.collection.mutable.ArrayBuffer.empty[(Int, Long)]
+            ColumnValueHashes.foreach(reader.readRowGroup(i), keyOnly, column,
+              reader.getFileMetaData.getCreatedBy)((row, hash) => hashes += row.toInt -> hash)
+            val keys = RowKeys(name, hashes.map(_._2).distinct.grouped(40).map(_.head).toArray)
+            val found = scala.collection.mutable.ArrayBuffer.empty[Int]
+            KeyChunkScan.foreachMatch(reader.readRowGroup(i), column, keys)(found += _)
+            assert(found.nonEmpty && found == hashes.filter(h => keys.contains(h._2)).map(_._1), s"$name, row group $i")
+          }
+        }
+      }
+    } finally reader.close()
   }
 
   /**
