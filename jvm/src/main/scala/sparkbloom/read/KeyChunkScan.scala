@@ -19,7 +19,8 @@ import sparkbloom.sbbf.XxHash64
 /**
  * The rows of a key column chunk whose value hashes into [[RowKeys]], read from its pages
  * directly: PLAIN values are hashed where they lie in the page (their bytes are the plain
- * encoding the filters hash), a dictionary's entries once each. parquet-java's column
+ * encoding the filters hash), or compared with the keys' bytes ([[KeyBytes]]) when the keys
+ * came with them; a dictionary's entries are hashed once each. parquet-java's column
  * reader (what [[sparkbloom.hashing.ColumnValueHashes]] uses for other encodings) costs an
  * object per string and a few calls per value, which made this scan cost twice as much
  * and ate what reading fewer rows saved.
@@ -51,6 +52,8 @@ private[read] object KeyChunkScan {
       case FIXED_LEN_BYTE_ARRAY => (column.getPrimitiveType.getTypeLength, false)
       case _ => (-1, false)
     }
+    // byte arrays are compared with the keys' own bytes where the keys came with them
+    val byValue = if (number) null else keys.values.filter(_.usable).orNull
     val maxDefinition = column.getMaxDefinitionLevel
     var firstRow = 0
     var page: DataPage = reader.readPage()
@@ -66,11 +69,12 @@ private[read] object KeyChunkScan {
         while (i < count) {
           if (defined()) {
             val length = if (width >= 0) width else { at += 4; littleEndianInt(bytes, at - 4) }
-            val hash =
-              if (!number) XxHash64.hashBytes(bytes, at, length)
-              else if (length == 4) XxHash64.hashInt(littleEndianInt(bytes, at))
-              else XxHash64.hashLong(littleEndianLong(bytes, at))
-            if (keys.contains(hash)) each(firstRow + i)
+            val matches =
+              if (byValue != null) byValue.contains(bytes, at, length)
+              else if (!number) keys.contains(XxHash64.hashBytes(bytes, at, length))
+              else if (length == 4) keys.contains(XxHash64.hashInt(littleEndianInt(bytes, at)))
+              else keys.contains(XxHash64.hashLong(littleEndianLong(bytes, at)))
+            if (matches) each(firstRow + i)
             at += length
           }
           i += 1
@@ -99,10 +103,10 @@ private[read] object KeyChunkScan {
     case _ => XxHash64.hashBytes(dictionary.decodeToBinary(id).toByteBuffer)
   }
 
-  private def littleEndianInt(bytes: Array[Byte], at: Int): Int =
+  private[read] def littleEndianInt(bytes: Array[Byte], at: Int): Int =
     (bytes(at) & 0xff) | (bytes(at + 1) & 0xff) << 8 | (bytes(at + 2) & 0xff) << 16 | (bytes(at + 3) & 0xff) << 24
 
-  private def littleEndianLong(bytes: Array[Byte], at: Int): Long =
+  private[read] def littleEndianLong(bytes: Array[Byte], at: Int): Long =
     (littleEndianInt(bytes, at) & 0xffffffffL) | littleEndianInt(bytes, at + 4).toLong << 32
 
   /** A page's definition levels (read one by one) and its values, positioned at the first value. */

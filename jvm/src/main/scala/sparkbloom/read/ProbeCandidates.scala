@@ -23,6 +23,9 @@ import sparkbloom.predicate.PointPredicate.ColumnIn
 private[read] final class ProbeCandidates private (
     stored: Array[Any], val hashes: Array[Long], order: Option[Comparator[Any]]) {
 
+  /** The stored forms as bytes, for a byte-array column (shared by the scan's files, so shipped once a task). */
+  lazy val values: Option[KeyBytes] = KeyBytes.of(stored.toSeq)
+
   /** Whether a form within the chunk's statistics may be in `filter` (read only if some is). */
   def mayBePresent(chunk: ChunkSummary, filter: => FilterLookup): Boolean = {
     val (from, until) = withinStatistics(chunk)

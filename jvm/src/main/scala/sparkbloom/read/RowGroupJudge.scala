@@ -54,13 +54,16 @@ private[sparkbloom] final class RowGroupJudge(
       case in: ColumnIn =>
         decidable(rowGroup, in).flatMap { case (column, _, candidates) =>
           val hashes = candidates.hashes.distinct
-          if (hashes.nonEmpty && hashes.size <= maxHashes) Some(RowKeys(column, hashes.toArray)) else None
+          if (hashes.nonEmpty && hashes.size <= maxHashes)
+            Some(RowKeys(column, hashes.toArray, values = candidates.values))
+          else None
         }
       case AnyOf(children) =>
         // `k = 1 OR k = 2`: one column, the union of the branches' hashes.
         val each = children.map(rowKeys(rowGroup, _, maxHashes))
         if (each.isEmpty || each.exists(_.isEmpty) || each.flatten.map(_.column).distinct.size != 1) None
-        else Some(RowKeys(each.head.get.column, each.flatten.flatMap(_.hashes).distinct.toArray))
+        else Some(RowKeys(each.head.get.column, each.flatten.flatMap(_.hashes).distinct.toArray,
+            values = KeyBytes.union(each.flatten.map(_.values))))
           .filter(_.hashes.length <= maxHashes)
     }
 

@@ -9,8 +9,11 @@ package sparkbloom.read
  * It is the filters' own test, asked of one row instead of a row group, so a task may read
  * that column first and decode the others only for the rows that pass ([[MatchingRowsReader]]),
  * in row groups whose requested columns hold at least `minRowGroupBytes` uncompressed bytes.
+ * For byte-array columns `values` may hold the probed values themselves (whose hashes are
+ * `hashes`), so that a row's value is compared rather than hashed.
  */
-private[sparkbloom] final case class RowKeys(column: String, hashes: Array[Long], minRowGroupBytes: Long = 0) {
+private[sparkbloom] final case class RowKeys(column: String, hashes: Array[Long], minRowGroupBytes: Long = 0,
+    values: Option[KeyBytes] = None) {
   private val sorted = hashes.sorted
 
   def contains(hash: Long): Boolean = java.util.Arrays.binarySearch(sorted, hash) >= 0

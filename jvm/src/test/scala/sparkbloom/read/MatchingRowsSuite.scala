@@ -8,8 +8,12 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
+import org.apache.parquet.column.ColumnDescriptor
+import org.apache.parquet.column.impl.ColumnReadStoreImpl
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.io.api.{Binary, Converter, GroupConverter, PrimitiveConverter}
+import org.apache.parquet.schema.{GroupType, MessageType}
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.FileSourceScanExec
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
@@ -19,6 +23,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import sparkbloom.{ParquetFiles, SparkBloom, SparkSessionSuite}
 import sparkbloom.hashing.ColumnValueHashes
+import sparkbloom.sbbf.XxHash64
 
 /**
  * Tasks read the key column of a kept row group first and hand Spark's reader only the rows
@@ -242,10 +247,44 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
             val found = scala.collection.mutable.ArrayBuffer.empty[Int]
             KeyChunkScan.foreachMatch(reader.readRowGroup(i), column, keys)(found += _)
             assert(found.nonEmpty && found == hashes.filter(h => keys.contains(h._2)).map(_._1), s"$name, row group $i")
+            // byte arrays: the same rows found by comparing values with the keys' bytes
+            if (Set("BINARY", "FIXED_LEN_BYTE_ARRAY")(column.getPrimitiveType.getPrimitiveTypeName.name)) {
+              val values = byteValues(reader.readRowGroup(i), keyOnly, column, reader.getFileMetaData.getCreatedBy)
+              val chosen = values.map(_._2.toSeq).distinct.grouped(40).map(_.head.toArray).toSeq
+              val bytes = KeyBytes.of(chosen.map(Binary.fromConstantByteArray)).get
+              assert(bytes.usable, name)
+              val byValue = scala.collection.mutable.ArrayBuffer.empty[Int]
+              KeyChunkScan.foreachMatch(reader.readRowGroup(i), column,
+                RowKeys(name, chosen.map(XxHash64.hashBytes).toArray, values = Some(bytes)))(byValue += _)
+              assert(byValue == values.filter(v => chosen.exists(_.sameElements(v._2))).map(_._1),
+                s"$name, row group $i")
+            }
           }
         }
       }
     } finally reader.close()
+  }
+
+  /** Row and bytes of each non-null value of a byte-array `column`, through parquet-java's column reader. */
+  private def byteValues(pages: org.apache.parquet.column.page.PageReadStore, schema: MessageType,
+      column: ColumnDescriptor, createdBy: String): Seq[(Int, Array[Byte])] = {
+    def dropping(group: GroupType): GroupConverter = new GroupConverter {
+      private val children = group.getFields.asScala.map { f =>
+        if (f.isPrimitive) new PrimitiveConverter {}: Converter else dropping(f.asGroupType()): Converter
+      }
+      override def getConverter(i: Int): Converter = children(i)
+      override def start(): Unit = ()
+      override def end(): Unit = ()
+    }
+    val reader = new ColumnReadStoreImpl(pages, dropping(schema), schema, createdBy).getColumnReader(column)
+    (0L until pages.getRowCount).flatMap { row =>
+      val value =
+        if (reader.getCurrentDefinitionLevel == column.getMaxDefinitionLevel)
+          Some(row.toInt -> reader.getBinary.getBytes)
+        else None
+      reader.consume()
+      value
+    }
   }
 
   /**
