@@ -81,6 +81,8 @@ SEED = int(os.environ.get("SPARKBLOOM_TEST_SEED", "20261122"))
 QUERIES = int(os.environ.get("SPARKBLOOM_DIFF_FOREIGN_QUERIES", "200"))  # per read path
 BATCH = 50  # cases per Spark job
 MAX_PARTITION_BYTES = 128 * 1024
+ROWS_ABOVE = "spark.sparkbloom.pruning.rowsAbove"  # narrowing rows within row groups from this size
+DEFAULT_ROWS_ABOVE = str(32 * 1024 * 1024)
 OPEN_COST_BYTES = 8 * 1024
 
 UTC = dt.UTC
@@ -457,6 +459,9 @@ def write_pyarrow(table: pa.Table, path: Path, slices: list[tuple[int, int, int]
             # one file with integer decimals and no dictionaries, the others as pyarrow's defaults
             store_decimal_as_integer=(i == 1),
             use_dictionary=(i != 1),
+            # page indexes (which narrowing rows needs) in all but the last file, small pages in the first
+            write_page_index=(i < len(slices) - 1),
+            data_page_size=8 * 1024 if i == 0 else None,
         )
 
 
@@ -719,13 +724,16 @@ def test_randomized_queries_match_the_in_memory_oracle(
             assert table.oracle is not None
             done = 0
             while done < count:
+                # every other batch reads only the rows whose key may match in every row group it can
+                narrowed = (done // BATCH + (read_path == "v2")) % 2 == 0
                 cases = [(done + j, generators[writer].predicate()) for j in range(min(BATCH, count - done))]
                 done += len(cases)
                 expected = expected_ids(table.oracle, cases)
-                actual, pruning = actual_ids(scans[writer], cases)
+                with settings_applied(spark, {ROWS_ABOVE: "0" if narrowed else DEFAULT_ROWS_ABOVE}):
+                    actual, pruning = actual_ids(scans[writer], cases)
                 for i, p in cases:
                     assert actual[i] == expected[i], (
-                        f"seed {SEED}, writer {writer}, {read_path}, case {i}: WHERE {p}\n"
+                        f"seed {SEED}, writer {writer}, {read_path}, case {i}, rows narrowed {narrowed}: WHERE {p}\n"
                         f"sparkbloom returned {len(actual[i])} rows, the oracle {len(expected[i])}; "
                         f"missing {sorted(set(expected[i]) - set(actual[i]))[:10]}, "
                         f"extra {sorted(set(actual[i]) - set(expected[i]))[:10]}; pruning {pruning[i]}"
@@ -760,6 +768,49 @@ def test_randomized_queries_match_the_in_memory_oracle(
         assert t.pruned >= t.cases // 4, (writer, t)
         assert t.with_rows >= t.cases // 10, (writer, t)
     assert total.cases == QUERIES
+
+
+def scanned_rows(df: DataFrame) -> tuple[list[str], int]:
+    """The rows of `df` (canonical) and how many rows its one scan handed on (AQE off)."""
+    as_json = df.select(F.to_json(F.struct(*df.columns)))
+    rows = sorted(r[0] for r in as_json.collect())
+    plan = as_json._jdf.queryExecution().executedPlan()
+    leaves = plan.collectLeaves()
+    scans = [leaves.apply(i) for i in range(leaves.size())]
+    scans = [n for n in scans if n.nodeName().startswith(("Scan", "BatchScan"))]
+    assert len(scans) == 1, plan.toString()
+    return rows, scans[0].metrics().apply("numOutputRows").value()
+
+
+@pytest.mark.parametrize("writer", ["pyarrow", "parquet_java"])
+@pytest.mark.parametrize("read_path", ["v1", "v2"])
+def test_narrowed_rows_of_other_writers_files_hold_every_value(
+    session: SparkSession, tables: dict[str, Table], writer: str, read_path: str
+) -> None:
+    """Rows narrowed within row groups (every column skipped to the matching rows, in pages
+    of each writer's encodings) hold exactly the oracle's values, and narrowing happened."""
+    table = tables[writer]
+    assert table.oracle is not None
+    rnd = random.Random(f"{SEED}-narrowed-{writer}-{read_path}")
+    # keys of the files with page indexes (pyarrow's last file has none; parquet-java's all do)
+    with_index = [r for r in table.rows if writer != "pyarrow" or r[0] - table.rows[0][0] < 12000]
+    keys = ", ".join(string_literal(r[2]) for r in rnd.sample(with_index, 6))
+    predicate = f"ks IN ({keys})"
+    expected = canonical(table.oracle.where(predicate))
+    assert len(expected) == 6
+    settings = {
+        "spark.sql.adaptive.enabled": "false",
+        "spark.sql.sources.useV1SourceList": "" if read_path == "v2" else "parquet",
+    }
+    with settings_applied(session, {**settings, ROWS_ABOVE: "0"}):
+        narrowed, scanned = scanned_rows(session.read.parquet(str(table.path)).where(predicate))
+    with settings_applied(session, {**settings, "spark.sparkbloom.pruning.rows": "false"}):
+        whole, scanned_whole = scanned_rows(session.read.parquet(str(table.path)).where(predicate))
+    print(
+        f"\n{writer} {read_path}: 6 rows of {len(table.rows)}, the scan handed on {scanned} narrowed, {scanned_whole} whole"
+    )
+    assert narrowed == expected and whole == expected
+    assert scanned == 6 < scanned_whole, (writer, read_path, scanned, scanned_whole)
 
 
 JOINS = int(os.environ.get("SPARKBLOOM_DIFF_FOREIGN_JOINS", "24"))  # per writer

@@ -74,6 +74,12 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
       sorted(query(spark.read.parquet(table)))
     }
 
+  /** Spark 4.3 or later, whose reader skips values of every encoding it reads vectorized. */
+  private val sparkFrom43 = {
+    val Array(major, minor) = org.apache.spark.SPARK_VERSION.split("[.-]").take(2).map(_.toInt)
+    major > 4 || major == 4 && minor >= 3
+  }
+
   private def sorted(df: DataFrame): Seq[Row] = df.collect().toSeq.sortBy(_.toString)
 
   /** Rows the Parquet scans of `df`'s executed plan output. */
@@ -162,7 +168,7 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
       "dec" -> Seq(BigDecimal("0.17"), BigDecimal("4.99"), BigDecimal("-1.00")),
       "day" -> Seq(day(17), day(499), day(-1)))
     // and BYTE_STREAM_SPLIT pages of numbers, which Spark reads from 4.3
-    val byteStreamSplit = if (org.apache.spark.SPARK_VERSION >= "4.3") Seq(("false", "v1", true)) else Nil
+    val byteStreamSplit = if (sparkFrom43) Seq(("false", "v1", true)) else Nil
     val layouts = Seq(("true", "v1", false), ("false", "v1", false), ("true", "v2", false), ("false", "v2", false))
     (layouts ++ byteStreamSplit).foreach { case (dictionary, pages, split) =>
       val path = Files.createTempDirectory(s"sparkbloom-rows-$dictionary-$pages-$split").toString + "/t"
@@ -208,7 +214,7 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
           s"$column, reading ${read.size} columns, dictionary $dictionary, pages $pages, byte stream split $split"
         assert(expected.size >= 4 && sorted(df) == expected, label)
         // a row group read whole outputs thousands of rows
-        if (org.apache.spark.SPARK_VERSION >= "4.3" || chunks.filter(c =>
+        if (sparkFrom43 || chunks.filter(c =>
             read.exists(r => c.path == r || c.path.startsWith(r + "."))).forall(
             skippedOnEveryLine))
           assert(scanned(df) == expected.size, s"$label: the scan output ${scanned(df)} rows")
