@@ -68,9 +68,10 @@ private[sparkbloom] object KeyBytes {
 
   private def slot(bytes: Array[Byte], at: Int, length: Int, bits: Int): Int = {
     val mixed =
-      if (length >= 8)
-        KeyChunkScan.littleEndianLong(bytes, at) * 0xc2b2ae3d27d4eb4fL + KeyChunkScan.littleEndianLong(bytes, at + length - 8)
-      else {
+      if (length >= 8) {
+        val first = KeyChunkScan.littleEndianLong(bytes, at)
+        first * 0xc2b2ae3d27d4eb4fL + KeyChunkScan.littleEndianLong(bytes, at + length - 8)
+      } else {
         var v = 0L
         var i = 0
         while (i < length) { v = v << 8 | (bytes(at + i) & 0xffL); i += 1 }
