@@ -16,8 +16,9 @@ package sparkbloom.read
 private[sparkbloom] final class KeyBytes(val values: Array[Array[Byte]]) extends Serializable {
   import KeyBytes._
 
+  private val bits = 32 - Integer.numberOfLeadingZeros(math.max(1, values.length * 4 - 1))
+
   @transient private lazy val table: Array[Array[Array[Byte]]] = {
-    val bits = 32 - Integer.numberOfLeadingZeros(math.max(1, values.length * 4 - 1))
     val slots = new Array[Array[Array[Byte]]](1 << bits)
     values.foreach { v =>
       val i = slot(v, 0, v.length, bits)
@@ -25,8 +26,6 @@ private[sparkbloom] final class KeyBytes(val values: Array[Array[Byte]]) extends
     }
     slots
   }
-
-  @transient private lazy val bits = Integer.numberOfTrailingZeros(table.length)
 
   /** Whether looking values up here stays one or a few comparisons a value, whatever the page holds. */
   def usable: Boolean = table.forall(s => s == null || s.length <= MaxPerSlot)
@@ -63,14 +62,22 @@ private[sparkbloom] object KeyBytes {
   def union(sets: Seq[Option[KeyBytes]]): Option[KeyBytes] =
     if (sets.forall(_.isDefined)) ofBytes(sets.flatMap(_.get.values)) else None
 
-  private def ofBytes(bytes: Seq[Array[Byte]]): Option[KeyBytes] =
-    if (bytes.iterator.map(_.length.toLong).sum > MaxTotalBytes) None else Some(new KeyBytes(bytes.toArray))
+  /** Each value once (overlapping branches of an OR repeat theirs), if they fit in [[MaxTotalBytes]]. */
+  private def ofBytes(bytes: Seq[Array[Byte]]): Option[KeyBytes] = {
+    val distinct = bytes.map(java.nio.ByteBuffer.wrap).distinct.map(_.array)
+    if (distinct.iterator.map(_.length.toLong).sum > MaxTotalBytes) None else Some(new KeyBytes(distinct.toArray))
+  }
+
+  /** Whether `values` hold a value for each of `hashes` (else a row could be missed by comparing values). */
+  def cover(values: KeyBytes, hashes: Array[Long]): Boolean = {
+    val hashed = values.values.map(v => sparkbloom.sbbf.XxHash64.hashBytes(v)).toSet
+    hashes.forall(hashed.contains)
+  }
 
   private def slot(bytes: Array[Byte], at: Int, length: Int, bits: Int): Int = {
     val mixed =
       if (length >= 8) {
-        val first = KeyChunkScan.littleEndianLong(bytes, at)
-        first * 0xc2b2ae3d27d4eb4fL + KeyChunkScan.littleEndianLong(bytes, at + length - 8)
+        LittleEndian.long(bytes, at) * 0xc2b2ae3d27d4eb4fL + LittleEndian.long(bytes, at + length - 8)
       } else {
         var v = 0L
         var i = 0

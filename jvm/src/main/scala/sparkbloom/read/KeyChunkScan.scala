@@ -53,7 +53,7 @@ private[read] object KeyChunkScan {
       case _ => (-1, false)
     }
     // byte arrays are compared with the keys' own bytes where the keys came with them
-    val byValue = if (number) null else keys.values.filter(_.usable).orNull
+    val byValue = if (number) null else keys.byValue.orNull
     val maxDefinition = column.getMaxDefinitionLevel
     var firstRow = 0
     var page: DataPage = reader.readPage()
@@ -68,12 +68,12 @@ private[read] object KeyChunkScan {
         var i = 0
         while (i < count) {
           if (defined()) {
-            val length = if (width >= 0) width else { at += 4; littleEndianInt(bytes, at - 4) }
+            val length = if (width >= 0) width else { at += 4; LittleEndian.int(bytes, at - 4) }
             val matches =
               if (byValue != null) byValue.contains(bytes, at, length)
               else if (!number) keys.contains(XxHash64.hashBytes(bytes, at, length))
-              else if (length == 4) keys.contains(XxHash64.hashInt(littleEndianInt(bytes, at)))
-              else keys.contains(XxHash64.hashLong(littleEndianLong(bytes, at)))
+              else if (length == 4) keys.contains(XxHash64.hashInt(LittleEndian.int(bytes, at)))
+              else keys.contains(XxHash64.hashLong(LittleEndian.long(bytes, at)))
             if (matches) each(firstRow + i)
             at += length
           }
@@ -102,12 +102,6 @@ private[read] object KeyChunkScan {
     case DOUBLE => XxHash64.hashDouble(dictionary.decodeToDouble(id))
     case _ => XxHash64.hashBytes(dictionary.decodeToBinary(id).toByteBuffer)
   }
-
-  private[read] def littleEndianInt(bytes: Array[Byte], at: Int): Int =
-    (bytes(at) & 0xff) | (bytes(at + 1) & 0xff) << 8 | (bytes(at + 2) & 0xff) << 16 | (bytes(at + 3) & 0xff) << 24
-
-  private[read] def littleEndianLong(bytes: Array[Byte], at: Int): Long =
-    (littleEndianInt(bytes, at) & 0xffffffffL) | littleEndianInt(bytes, at + 4).toLong << 32
 
   /** A page's definition levels (read one by one) and its values, positioned at the first value. */
   private def levelsOf(

@@ -17,6 +17,13 @@ private[sparkbloom] final case class RowKeys(column: String, hashes: Array[Long]
   private val sorted = hashes.sorted
 
   def contains(hash: Long): Boolean = java.util.Arrays.binarySearch(sorted, hash) >= 0
+
+  /**
+   * The values to compare a row's bytes with instead of hashing them: only if looking them up
+   * stays fast and they account for every hash: then comparing finds every row whose value is
+   * a key (a value that only shares a key's hash is not one).
+   */
+  @transient lazy val byValue: Option[KeyBytes] = values.filter(v => v.usable && KeyBytes.cover(v, hashes))
 }
 
 private[sparkbloom] object RowKeys {

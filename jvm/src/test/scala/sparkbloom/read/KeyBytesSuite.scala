@@ -7,6 +7,8 @@ import scala.util.Random
 import org.apache.parquet.io.api.Binary
 import org.scalatest.funsuite.AnyFunSuite
 
+import sparkbloom.sbbf.XxHash64
+
 /**
  * [[KeyBytes]] finds exactly its values among bytes at any offset of a page: values of every
  * length around its eight-byte reads, sharing prefixes and suffixes, the empty value; and it
@@ -40,11 +42,26 @@ class KeyBytesSuite extends AnyFunSuite {
     assert(!KeyBytes.of(middle).get.usable)
   }
 
-  test("keys that are not byte arrays, or too many bytes of them, are not sent") {
+  test("keys that are not byte arrays, or too many bytes of them, are not sent; each value once") {
     assert(KeyBytes.of(Seq(Binary.fromString("a"), Long.box(1L))).isEmpty)
-    assert(KeyBytes.of(Seq.fill(3)(Binary.fromConstantByteArray(new Array[Byte](KeyBytes.MaxTotalBytes / 2)))).isEmpty)
+    def halves(n: Int) =
+      (1 to n).map(b => Binary.fromConstantByteArray(Array.fill(KeyBytes.MaxTotalBytes / 2)(b.toByte)))
+    assert(KeyBytes.of(halves(2)).nonEmpty && KeyBytes.of(halves(3)).isEmpty)
+    assert(KeyBytes.of(Seq("a", "b", "a").map(Binary.fromString)).get.values.length == 2)
     assert(KeyBytes.union(Seq(KeyBytes.of(Seq(Binary.fromString("a"))), None)).isEmpty)
     assert(KeyBytes.union(Seq(KeyBytes.of(Seq(Binary.fromString("a"))), KeyBytes.of(Seq(Binary.fromString("b")))))
       .get.values.map(_.toSeq).toSet == Set("a", "b").map(_.getBytes.toSeq))
+  }
+
+  test("rows are compared by value only with values that account for every hash, in a usable table") {
+    def keys(hashed: Seq[String], values: Seq[String]) =
+      RowKeys("k", hashed.map(v => XxHash64.hashBytes(v.getBytes)).toArray,
+        values = KeyBytes.of(values.map(Binary.fromString)))
+    assert(keys(Seq("a", "b"), Seq("a", "b")).byValue.nonEmpty)
+    assert(keys(Seq("a", "b"), Seq("b", "a", "c")).byValue.nonEmpty)
+    assert(keys(Seq("a", "b"), Seq("a")).byValue.isEmpty) // "b" would be missed
+    assert(keys(Seq("a"), Nil).byValue.isEmpty)
+    val crowded = (0 until 20).map(i => f"aaaaaaaaa$i%06dbbbbbbbbb")
+    assert(keys(crowded, crowded).byValue.isEmpty)
   }
 }

@@ -14,6 +14,7 @@ import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.api.{Binary, Converter, GroupConverter, PrimitiveConverter}
 import org.apache.parquet.schema.{GroupType, MessageType}
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.{BINARY, FIXED_LEN_BYTE_ARRAY}
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.FileSourceScanExec
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
@@ -254,15 +255,15 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
             KeyChunkScan.foreachMatch(reader.readRowGroup(i), column, keys)(found += _)
             assert(found.nonEmpty && found == hashes.filter(h => keys.contains(h._2)).map(_._1), s"$name, row group $i")
             // byte arrays: the same rows found by comparing values with the keys' bytes
-            if (Set("BINARY", "FIXED_LEN_BYTE_ARRAY")(column.getPrimitiveType.getPrimitiveTypeName.name)) {
+            if (Set(BINARY, FIXED_LEN_BYTE_ARRAY)(column.getPrimitiveType.getPrimitiveTypeName)) {
               val values = byteValues(reader.readRowGroup(i), keyOnly, column, reader.getFileMetaData.getCreatedBy)
               val chosen = values.map(_._2.toSeq).distinct.grouped(40).map(_.head.toArray).toSeq
-              val bytes = KeyBytes.of(chosen.map(Binary.fromConstantByteArray)).get
-              assert(bytes.usable, name)
+              val byValueKeys = RowKeys(name, chosen.map(XxHash64.hashBytes).toArray,
+                values = KeyBytes.of(chosen.map(Binary.fromConstantByteArray)))
+              assert(byValueKeys.byValue.nonEmpty, name)
               val byValue = scala.collection.mutable.ArrayBuffer.empty[Int]
-              KeyChunkScan.foreachMatch(reader.readRowGroup(i), column,
-                RowKeys(name, chosen.map(XxHash64.hashBytes).toArray, values = Some(bytes)))(byValue += _)
-              assert(byValue == values.filter(v => chosen.exists(_.sameElements(v._2))).map(_._1),
+              KeyChunkScan.foreachMatch(reader.readRowGroup(i), column, byValueKeys)(byValue += _)
+              assert(byValue.nonEmpty && byValue == values.filter(v => chosen.exists(_.sameElements(v._2))).map(_._1),
                 s"$name, row group $i")
             }
           }
