@@ -55,7 +55,7 @@ private[sparkbloom] object ColumnValueHashes {
   }
 
   /** Converters that drop every value: the column readers are read directly. */
-  private final class Ignoring(group: GroupType) extends GroupConverter {
+  private[sparkbloom] final class Ignoring(group: GroupType) extends GroupConverter {
     private val children: Array[Converter] = group.getFields.asScala.map { f =>
       if (f.isPrimitive) new PrimitiveConverter {}: Converter else new Ignoring(f.asGroupType()): Converter
     }.toArray

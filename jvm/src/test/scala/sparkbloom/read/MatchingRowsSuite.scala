@@ -12,8 +12,8 @@ import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.column.impl.ColumnReadStoreImpl
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
-import org.apache.parquet.io.api.{Binary, Converter, GroupConverter, PrimitiveConverter}
-import org.apache.parquet.schema.{GroupType, MessageType}
+import org.apache.parquet.io.api.Binary
+import org.apache.parquet.schema.MessageType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.{BINARY, FIXED_LEN_BYTE_ARRAY}
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.FileSourceScanExec
@@ -275,15 +275,8 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
   /** Row and bytes of each non-null value of a byte-array `column`, through parquet-java's column reader. */
   private def byteValues(pages: org.apache.parquet.column.page.PageReadStore, schema: MessageType,
       column: ColumnDescriptor, createdBy: String): Seq[(Int, Array[Byte])] = {
-    def dropping(group: GroupType): GroupConverter = new GroupConverter {
-      private val children = group.getFields.asScala.map { f =>
-        if (f.isPrimitive) new PrimitiveConverter {}: Converter else dropping(f.asGroupType()): Converter
-      }
-      override def getConverter(i: Int): Converter = children(i)
-      override def start(): Unit = ()
-      override def end(): Unit = ()
-    }
-    val reader = new ColumnReadStoreImpl(pages, dropping(schema), schema, createdBy).getColumnReader(column)
+    val reader =
+      new ColumnReadStoreImpl(pages, new ColumnValueHashes.Ignoring(schema), schema, createdBy).getColumnReader(column)
     (0L until pages.getRowCount).flatMap { row =>
       val value =
         if (reader.getCurrentDefinitionLevel == column.getMaxDefinitionLevel)
