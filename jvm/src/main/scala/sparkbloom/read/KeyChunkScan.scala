@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.bytes.{ByteBufferInputStream, BytesUtils}
 import org.apache.parquet.column.{ColumnDescriptor, Dictionary, Encoding, ValuesType}
-import org.apache.parquet.column.page.{DataPage, DataPageV1, DataPageV2, PageReadStore}
+import org.apache.parquet.column.page.{DataPage, DataPageV1, DataPageV2, PageReader}
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
@@ -35,10 +35,9 @@ private[read] object KeyChunkScan {
     scannedTypes.contains(column.getPrimitiveType.getPrimitiveTypeName) && column.getMaxRepetitionLevel == 0 &&
       chunk.getEncodings.asScala.forall(e => levelsAndValues.contains(e.name))
 
-  /** Calls `each(row)` for every row of the chunk whose value's hash is one of `keys`. */
-  def foreachMatch(pages: PageReadStore, column: ColumnDescriptor, keys: RowKeys)(each: Int => Unit): Unit = {
+  /** Calls `each(row)` for every row of the chunk whose pages `reader` reads and whose value's hash is one of `keys`. */
+  def foreachMatch(reader: PageReader, column: ColumnDescriptor, keys: RowKeys)(each: Int => Unit): Unit = {
     val typeName = column.getPrimitiveType.getPrimitiveTypeName
-    val reader = pages.getPageReader(column)
     val dictionaryPage = reader.readDictionaryPage()
     val dictionary =
       if (dictionaryPage == null) null else dictionaryPage.getEncoding.initDictionary(column, dictionaryPage)

@@ -12,6 +12,7 @@ import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData}
 import org.apache.parquet.internal.column.columnindex.OffsetIndex
 import org.apache.parquet.internal.filter2.columnindex.RowRanges
+import org.apache.parquet.io.SeekableInputStream
 import org.apache.parquet.schema.MessageType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
 import org.apache.spark.sql.execution.datasources.parquet.{SpecificParquetRecordReaderBase, VectorizedParquetRecordReader}
@@ -65,7 +66,8 @@ private[sparkbloom] object MatchingRowsReader {
       case impl if spark.isSparksRowGroupReader(impl) =>
         val fileReader = spark.fileReader.get(impl).asInstanceOf[ParquetFileReader]
         val requested = spark.requestedSchema.get(reader).asInstanceOf[MessageType]
-        plan(fileReader, requested, keys).foreach { ranges =>
+        val stream = spark.fileStream.get(fileReader).asInstanceOf[SeekableInputStream]
+        plan(fileReader, stream, requested, keys).foreach { ranges =>
           spark.rowGroups.set(reader, spark.rowGroupReader(fileReader, ranges))
           spark.totalRowCount.setLong(reader, ranges.iterator.map(_.fold(0L)(_.rowCount)).sum)
         }
@@ -79,7 +81,7 @@ private[sparkbloom] object MatchingRowsReader {
    * column, or an encoding whose values this Spark's reader cannot skip; a key column that is
    * missing, ambiguous, nested in a list or of a type without filters).
    */
-  private def plan(fileReader: ParquetFileReader, requested: MessageType,
+  private def plan(fileReader: ParquetFileReader, stream: SeekableInputStream, requested: MessageType,
       keys: RowKeys): Option[IndexedSeq[Option[RowRanges]]] = {
     val fileSchema = fileReader.getFileMetaData.getSchema
     val blocks = fileReader.getRowGroups.asScala.toIndexedSeq
@@ -114,14 +116,16 @@ private[sparkbloom] object MatchingRowsReader {
           if (!worth(i)) Some(RowRanges.createSingle(blocks(i).getRowCount))
           else {
             val matching = new RowList
-            val pages = fileReader.readRowGroup(i)
             val chunk = blocks(i).getColumns.asScala.find(_.getPath.toArray.sameElements(column.getPath))
-            if (chunk.exists(KeyChunkScan.applies(column, _))) {
-              KeyChunkScan.foreachMatch(pages, column, keys)(row => matching += row)
-            } else {
-              ColumnValueHashes.foreach(pages, keyOnly, column, createdBy) { (row, hash) =>
-                if (keys.contains(hash)) matching += row.toInt
-              }
+            chunk.filter(KeyChunkScan.applies(column, _)) match {
+              case Some(scanned) =>
+                val pages = KeyChunkPages.read(stream, scanned)
+                  .getOrElse(fileReader.readRowGroup(i).getPageReader(column))
+                KeyChunkScan.foreachMatch(pages, column, keys)(row => matching += row)
+              case None =>
+                ColumnValueHashes.foreach(fileReader.readRowGroup(i), keyOnly, column, createdBy) { (row, hash) =>
+                  if (keys.contains(hash)) matching += row.toInt
+                }
             }
             rowsToRead(blocks(i).getRowCount, matching)
           }
@@ -188,6 +192,9 @@ private[sparkbloom] object MatchingRowsReader {
     private val rowGroupReaderType = Class.forName(base.getName + "$ParquetRowGroupReader")
     private val sparksImpl = Class.forName(base.getName + "$ParquetRowGroupReaderImpl")
     val fileReader: Field = field(sparksImpl, "reader")
+
+    /** The file parquet-java reads from, which key chunks are read from too (no second open). */
+    val fileStream: Field = field(classOf[ParquetFileReader], "f")
 
     def isSparksRowGroupReader(r: AnyRef): Boolean = r != null && r.getClass == sparksImpl
 

@@ -59,14 +59,16 @@ private[sparkbloom] trait SparkShim {
 /**
  * The encodings whose values every line's vectorized reader skips, levels included, and
  * that the tests narrow rows through. DELTA_LENGTH_BYTE_ARRAY is left out: no writer the
- * tests run uses it.
+ * tests run uses it. DELTA_BYTE_ARRAY is left out on every line: Spark's reader takes a
+ * value's bytes from the page buffer's backing array without the buffer's offset, which in
+ * uncompressed pages returns other bytes; narrowed reads of such a file returned them where
+ * the same query reading row groups whole did not (4.3; Spark itself fails on such files too).
  */
 private[sparkbloom] object ReaderSkips {
   import Encoding._
 
   def onEveryLine(encoding: Encoding, typeName: PrimitiveTypeName): Boolean = encoding match {
     case PLAIN | PLAIN_DICTIONARY | RLE_DICTIONARY | RLE | BIT_PACKED => true
-    case DELTA_BYTE_ARRAY => typeName == BINARY
     case _ => false
   }
 }

@@ -11,6 +11,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.column.impl.ColumnReadStoreImpl
 import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, CompressionCodecName}
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.MessageType
@@ -169,9 +170,13 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
       "dec" -> Seq(BigDecimal("0.17"), BigDecimal("4.99"), BigDecimal("-1.00")),
       "day" -> Seq(day(17), day(499), day(-1)))
     // and BYTE_STREAM_SPLIT pages of numbers, which Spark reads from 4.3
-    val byteStreamSplit = if (sparkFrom43) Seq(("false", "v1", true)) else Nil
-    val layouts = Seq(("true", "v1", false), ("false", "v1", false), ("true", "v2", false), ("false", "v2", false))
-    (layouts ++ byteStreamSplit).foreach { case (dictionary, pages, split) =>
+    val byteStreamSplit = if (sparkFrom43) Seq(("false", "v1", true, "snappy")) else Nil
+    // key chunks are read by KeyChunkPages when SNAPPY or uncompressed, else by parquet-java
+    // (not uncompressed v2 pages: Spark 4.3 returns other bytes for their DELTA_BYTE_ARRAY
+    // values, with sparkbloom off too, even reading every row of a file)
+    val layouts = Seq(("true", "v1", false, "zstd"), ("false", "v1", false, "uncompressed"),
+      ("true", "v2", false, "snappy"), ("false", "v2", false, "snappy"))
+    (layouts ++ byteStreamSplit).foreach { case (dictionary, pages, split, codec) =>
       val path = Files.createTempDirectory(s"sparkbloom-rows-$dictionary-$pages-$split").toString + "/t"
       spark.range(0, 16000, 1, 1)
         .select(col("id"), concat(lit("key-"), v.cast("string")).as("s"), (v * 1000003).as("l"), v.cast("int").as("i"),
@@ -186,6 +191,7 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
         .orderBy(rand(9)).coalesce(1)
         .write.option("parquet.block.size", 256 * 1024).option("parquet.enable.dictionary", dictionary)
         .option("parquet.writer.version", s"${pages}").option("parquet.enable.bytestreamsplit", split)
+        .option("compression", codec)
         // pages of at most 500 rows, so the strings' dictionary (5.5 KB) outgrows its 4 KB
         // after the first page was written: the later pages of the chunk fall back to PLAIN
         .option("parquet.page.size", 8 * 1024).option("parquet.page.row.count.limit", 500)
@@ -206,24 +212,23 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
         spark.createDataFrame(spark.sparkContext.parallelize(read.collect().toSeq, 1), read.schema)
       }
       val chunks = ParquetFiles.chunks(ParquetFiles.dataFiles(path).head)
-      keyScansAgree(path, lookups.map(_._1), everyChunkScanned = pages == "v1" && !split)
+      keyScansAgree(path, lookups.map(_._1), everyChunkScanned = pages == "v1" && !split,
+        ownPages = codec != "zstd")
       // what Spark's reader must skip values of: every column the query reads
       def lookUp(column: String, values: Seq[Any], read: Seq[String]): Unit = {
         val expected = sorted(copy.where(col(column).isin(values: _*)).select(read.map(col): _*))
         val df = spark.read.parquet(path).where(col(column).isin(values: _*)).select(read.map(col): _*)
         val label =
-          s"$column, reading ${read.size} columns, dictionary $dictionary, pages $pages, byte stream split $split"
+          s"$column, reading ${read.size} columns, dictionary $dictionary, pages $pages, byte stream split $split, $codec"
         assert(expected.size >= 4 && sorted(df) == expected, label)
         // a row group read whole outputs thousands of rows
-        if (sparkFrom43 || chunks.filter(c =>
-            read.exists(r => c.path == r || c.path.startsWith(r + "."))).forall(
-            skippedOnEveryLine))
+        if (chunks.filter(c => read.exists(r => c.path == r || c.path.startsWith(r + "."))).forall(skipped))
           assert(scanned(df) == expected.size, s"$label: the scan output ${scanned(df)} rows")
         else assert(scanned(df) > 1000, s"$label: Spark ${org.apache.spark.SPARK_VERSION} cannot skip these values")
       }
       val everyColumn = Seq("pad", "arr", "m", "b") ++ lookups.map(_._1)
       lookups.foreach { case (column, values) => lookUp(column, values, everyColumn) }
-      // strings alone: narrowed on every line, in whichever encoding
+      // strings alone: narrowed on every line where their pages are not DELTA_BYTE_ARRAY
       lookUp("s", lookups.head._2, Seq("s", "pad"))
     }
   }
@@ -232,10 +237,14 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
    * In every row group of the file at `path`, [[KeyChunkScan]] finds the same rows of each
    * of `columns` as hashing every value through parquet-java's column reader does, for keys
    * hashed from values all over the row group; it reads every such chunk if `everyChunkScanned`.
+   * Each scan runs over parquet-java's pages and over [[KeyChunkPages]]', which read the chunks
+   * if `ownPages`.
    */
-  private def keyScansAgree(path: String, columns: Seq[String], everyChunkScanned: Boolean): Unit = {
-    val file = new Path(ParquetFiles.dataFiles(path).head.toURI)
-    val reader = ParquetFileReader.open(HadoopInputFile.fromPath(file, new Configuration()))
+  private def keyScansAgree(path: String, columns: Seq[String], everyChunkScanned: Boolean,
+      ownPages: Boolean): Unit = {
+    val file = HadoopInputFile.fromPath(new Path(ParquetFiles.dataFiles(path).head.toURI), new Configuration())
+    val reader = ParquetFileReader.open(file)
+    val stream = file.newStream()
     try {
       val schema = reader.getFileMetaData.getSchema
       columns.foreach { name =>
@@ -247,12 +256,22 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
           val scanned = KeyChunkScan.applies(column, chunk)
           assert(scanned || !everyChunkScanned, s"$name, row group $i: ${chunk.getEncodings}")
           if (scanned) {
+            def scan(keys: RowKeys): Seq[Int] = {
+              val own = KeyChunkPages.read(stream, chunk)
+              assert(own.isDefined == ownPages, s"$name, row group $i: ${chunk.getCodec}")
+              val found = (Seq(reader.readRowGroup(i).getPageReader(column)) ++ own).map { pages =>
+                val rows = scala.collection.mutable.ArrayBuffer.empty[Int]
+                KeyChunkScan.foreachMatch(pages, column, keys)(rows += _)
+                rows.toSeq
+              }
+              assert(found.distinct.size == 1, s"$name, row group $i: parquet-java's pages and ours differ")
+              found.head
+            }
             val hashes = scala.collection.mutable.ArrayBuffer.empty[(Int, Long)]
             ColumnValueHashes.foreach(reader.readRowGroup(i), keyOnly, column,
               reader.getFileMetaData.getCreatedBy)((row, hash) => hashes += row.toInt -> hash)
             val keys = RowKeys(name, hashes.map(_._2).distinct.grouped(40).map(_.head).toArray)
-            val found = scala.collection.mutable.ArrayBuffer.empty[Int]
-            KeyChunkScan.foreachMatch(reader.readRowGroup(i), column, keys)(found += _)
+            val found = scan(keys)
             assert(found.nonEmpty && found == hashes.filter(h => keys.contains(h._2)).map(_._1), s"$name, row group $i")
             // byte arrays: the same rows found by comparing values with the keys' bytes
             if (Set(BINARY, FIXED_LEN_BYTE_ARRAY)(column.getPrimitiveType.getPrimitiveTypeName)) {
@@ -261,15 +280,17 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
               val byValueKeys = RowKeys(name, chosen.map(XxHash64.hashBytes).toArray,
                 values = KeyBytes.of(chosen.map(Binary.fromConstantByteArray)))
               assert(byValueKeys.byValue.nonEmpty, name)
-              val byValue = scala.collection.mutable.ArrayBuffer.empty[Int]
-              KeyChunkScan.foreachMatch(reader.readRowGroup(i), column, byValueKeys)(byValue += _)
+              val byValue = scan(byValueKeys)
               assert(byValue.nonEmpty && byValue == values.filter(v => chosen.exists(_.sameElements(v._2))).map(_._1),
                 s"$name, row group $i")
             }
           }
         }
       }
-    } finally reader.close()
+    } finally {
+      stream.close()
+      reader.close()
+    }
   }
 
   /** Row and bytes of each non-null value of a byte-array `column`, through parquet-java's column reader. */
@@ -288,19 +309,45 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
   }
 
   /**
-   * Whether Spark's vectorized reader skips values of `chunk` correctly on every line: before
-   * 4.3 its DELTA_BINARY_PACKED reader can return another row's values after a skip, and its
-   * DELTA_BYTE_ARRAY (of fixed-length bytes) and BYTE_STREAM_SPLIT readers throw.
+   * Whether rows are narrowed in `chunk`, whose values Spark's vectorized reader must skip
+   * correctly: before 4.3 its DELTA_BINARY_PACKED reader can return another row's values
+   * after a skip and its BYTE_STREAM_SPLIT reader throws; on every line its DELTA_BYTE_ARRAY
+   * reader can return other bytes (see `ReaderSkips`).
    */
-  private def skippedOnEveryLine(chunk: ParquetFiles.Chunk): Boolean = chunk.meta.getEncodings.asScala.forall { e =>
+  private def skipped(chunk: ParquetFiles.Chunk): Boolean = chunk.meta.getEncodings.asScala.forall { e =>
     Set("PLAIN", "PLAIN_DICTIONARY", "RLE_DICTIONARY", "RLE", "BIT_PACKED")(e.name) ||
-    e.name == "DELTA_BYTE_ARRAY" && chunk.meta.getPrimitiveType.getPrimitiveTypeName.name == "BINARY"
+    sparkFrom43 && (e.name == "BYTE_STREAM_SPLIT" ||
+      e.name == "DELTA_BINARY_PACKED" && chunk.meta.getPrimitiveType.getPrimitiveTypeName.name.startsWith("INT"))
   }
 
   test("file metadata and row indexes of the narrowed rows (V1: V2 has no _metadata)") {
     check(v2Too = false,
       query = _.where(col("k").isin(10L, 20L, 30L)).select(col("id"), col("_metadata.row_index"),
         col("_metadata.file_name")), narrowedAtMost = 3)
+  }
+
+  test("key chunk pages are read whole or not at all: pages short of the footer's values or bytes fail") {
+    val file = HadoopInputFile.fromPath(new Path(ParquetFiles.dataFiles(table).head.toURI), new Configuration())
+    val chunk =
+      ParquetFiles.chunks(ParquetFiles.dataFiles(table).head).find(c => c.rowGroup == 0 && c.path == "s").get.meta
+    val stream = file.newStream()
+    def altered(codec: CompressionCodecName = chunk.getCodec, values: Long = chunk.getValueCount,
+        size: Long = chunk.getTotalSize) =
+      ColumnChunkMetaData.get(chunk.getPath, chunk.getPrimitiveType, codec, chunk.getEncodingStats,
+        chunk.getEncodings, chunk.getStatistics, chunk.getFirstDataPageOffset, chunk.getDictionaryPageOffset,
+        values, size, chunk.getTotalUncompressedSize)
+    def valuesIn(meta: ColumnChunkMetaData): Long = {
+      val pages = KeyChunkPages.read(stream, meta).get
+      assert(pages.readDictionaryPage() == null)
+      Iterator.continually(pages.readPage()).takeWhile(_ != null).map(_.getValueCount.toLong).sum
+    }
+    try {
+      assert(chunk.getCodec == CompressionCodecName.SNAPPY)
+      assert(valuesIn(chunk) == chunk.getValueCount)
+      intercept[java.io.IOException](valuesIn(altered(values = chunk.getValueCount + 1)))
+      intercept[java.io.IOException](valuesIn(altered(size = chunk.getTotalSize - 1)))
+      assert(KeyChunkPages.read(stream, altered(codec = CompressionCodecName.ZSTD)).isEmpty)
+    } finally stream.close()
   }
 
   test("a row group kept by a false positive is not read") {
