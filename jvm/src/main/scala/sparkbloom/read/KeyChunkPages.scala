@@ -125,7 +125,7 @@ private[read] object KeyChunkPages {
   def read(in: SeekableInputStream, chunk: ColumnChunkMetaData): Option[PageReader] = {
     val codec = chunk.getCodec
     if ((codec != CompressionCodecName.SNAPPY && codec != CompressionCodecName.UNCOMPRESSED) || chunk.isEncrypted ||
-        chunk.getTotalSize > Int.MaxValue - 16) None
+      chunk.getTotalSize > Int.MaxValue - 16) None
     else {
       val raw = new Array[Byte](chunk.getTotalSize.toInt)
       in.seek(chunk.getStartingPos)
