@@ -5,9 +5,12 @@ package sparkbloom.read
 import java.lang.reflect.{Field, InvocationHandler, Method, Proxy}
 
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 import scala.util.control.NonFatal
 
+import org.apache.parquet.ParquetReadOptions
 import org.apache.parquet.column.ColumnDescriptor
+import org.apache.parquet.column.page.PageReader
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData}
 import org.apache.parquet.internal.column.columnindex.OffsetIndex
@@ -66,8 +69,7 @@ private[sparkbloom] object MatchingRowsReader {
       case impl if spark.isSparksRowGroupReader(impl) =>
         val fileReader = spark.fileReader.get(impl).asInstanceOf[ParquetFileReader]
         val requested = spark.requestedSchema.get(reader).asInstanceOf[MessageType]
-        val stream = spark.fileStream.get(fileReader).asInstanceOf[SeekableInputStream]
-        plan(fileReader, stream, requested, keys).foreach { ranges =>
+        plan(fileReader, spark.ownPagesSource(fileReader), requested, keys).foreach { ranges =>
           spark.rowGroups.set(reader, spark.rowGroupReader(fileReader, ranges))
           spark.totalRowCount.setLong(reader, ranges.iterator.map(_.fold(0L)(_.rowCount)).sum)
         }
@@ -81,7 +83,7 @@ private[sparkbloom] object MatchingRowsReader {
    * column, or an encoding whose values this Spark's reader cannot skip; a key column that is
    * missing, ambiguous, nested in a list or of a type without filters).
    */
-  private def plan(fileReader: ParquetFileReader, stream: SeekableInputStream, requested: MessageType,
+  private def plan(fileReader: ParquetFileReader, ownPages: Option[SeekableInputStream], requested: MessageType,
       keys: RowKeys): Option[IndexedSeq[Option[RowRanges]]] = {
     val fileSchema = fileReader.getFileMetaData.getSchema
     val blocks = fileReader.getRowGroups.asScala.toIndexedSeq
@@ -115,17 +117,23 @@ private[sparkbloom] object MatchingRowsReader {
       try blocks.indices.map { i =>
           if (!worth(i)) Some(RowRanges.createSingle(blocks(i).getRowCount))
           else {
-            val matching = new RowList
             val chunk = blocks(i).getColumns.asScala.find(_.getPath.toArray.sameElements(column.getPath))
-            chunk.filter(KeyChunkScan.applies(column, _)) match {
+            val matching = chunk.filter(KeyChunkScan.applies(column, _)) match {
               case Some(scanned) =>
-                val pages = KeyChunkPages.read(stream, scanned)
-                  .getOrElse(fileReader.readRowGroup(i).getPageReader(column))
-                KeyChunkScan.foreachMatch(pages, column, keys)(row => matching += row)
-              case None =>
-                ColumnValueHashes.foreach(fileReader.readRowGroup(i), keyOnly, column, createdBy) { (row, hash) =>
-                  if (keys.contains(hash)) matching += row.toInt
+                def scan(pages: PageReader) = {
+                  val rows = new RowList
+                  KeyChunkScan.foreachMatch(pages, column, keys)(rows += _)
+                  rows
                 }
+                // pages our reader cannot take (an old writer's sizes, say) are parquet-java's to judge
+                ownPages.flatMap(in => Try(KeyChunkPages.read(in, scanned).map(scan)).toOption.flatten)
+                  .getOrElse(scan(fileReader.readRowGroup(i).getPageReader(column)))
+              case None =>
+                val rows = new RowList
+                ColumnValueHashes.foreach(fileReader.readRowGroup(i), keyOnly, column, createdBy) { (row, hash) =>
+                  if (keys.contains(hash)) rows += row.toInt
+                }
+                rows
             }
             rowsToRead(blocks(i).getRowCount, matching)
           }
@@ -193,8 +201,17 @@ private[sparkbloom] object MatchingRowsReader {
     private val sparksImpl = Class.forName(base.getName + "$ParquetRowGroupReaderImpl")
     val fileReader: Field = field(sparksImpl, "reader")
 
-    /** The file parquet-java reads from, which key chunks are read from too (no second open). */
-    val fileStream: Field = field(classOf[ParquetFileReader], "f")
+    private val ownPagesFields =
+      Try((field(classOf[ParquetFileReader], "f"), field(classOf[ParquetFileReader], "options"))).toOption
+
+    /**
+     * The stream parquet-java reads the file from, for [[KeyChunkPages]] to read key chunks
+     * from too (no second open); none where the reader verifies page checksums, which it does not.
+     */
+    def ownPagesSource(fileReader: ParquetFileReader): Option[SeekableInputStream] = ownPagesFields.collect {
+      case (stream, options) if !options.get(fileReader).asInstanceOf[ParquetReadOptions].usePageChecksumVerification =>
+        stream.get(fileReader).asInstanceOf[SeekableInputStream]
+    }.filter(_ != null)
 
     def isSparksRowGroupReader(r: AnyRef): Boolean = r != null && r.getClass == sparksImpl
 

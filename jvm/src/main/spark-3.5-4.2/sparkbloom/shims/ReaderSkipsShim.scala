@@ -12,5 +12,5 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 private[sparkbloom] trait ReaderSkipsShim extends SparkShim {
 
   override def readerSkips(encoding: Encoding, typeName: PrimitiveTypeName): Boolean =
-    ReaderSkips.onEveryLine(encoding, typeName)
+    ReaderSkips.onEveryLine(encoding)
 }

@@ -10,7 +10,7 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 private[sparkbloom] trait ReaderSkipsShim extends SparkShim {
 
   override def readerSkips(encoding: Encoding, typeName: PrimitiveTypeName): Boolean =
-    ReaderSkips.onEveryLine(encoding, typeName) || (encoding match {
+    ReaderSkips.onEveryLine(encoding) || (encoding match {
       case Encoding.DELTA_BINARY_PACKED => typeName == PrimitiveTypeName.INT32 || typeName == PrimitiveTypeName.INT64
       case Encoding.BYTE_STREAM_SPLIT => true
       case _ => false
