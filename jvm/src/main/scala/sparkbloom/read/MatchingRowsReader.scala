@@ -126,8 +126,16 @@ private[sparkbloom] object MatchingRowsReader {
                   rows
                 }
                 // pages our reader cannot take (an old writer's sizes, say) are parquet-java's to judge
-                ownPages.flatMap(in => Try(KeyChunkPages.read(in, scanned).map(scan)).toOption.flatten)
-                  .getOrElse(scan(fileReader.readRowGroup(i).getPageReader(column)))
+                val ours = ownPages.flatMap { in =>
+                  try KeyChunkPages.read(in, scanned).map(scan)
+                  catch {
+                    case NonFatal(e) =>
+                      WarnOnce(log, s"pages|${fileReader.getFile}",
+                        s"sparkbloom reads key pages of ${fileReader.getFile} through parquet-java: $e")
+                      None
+                  }
+                }
+                ours.getOrElse(scan(fileReader.readRowGroup(i).getPageReader(column)))
               case None =>
                 val rows = new RowList
                 ColumnValueHashes.foreach(fileReader.readRowGroup(i), keyOnly, column, createdBy) { (row, hash) =>
@@ -206,7 +214,7 @@ private[sparkbloom] object MatchingRowsReader {
 
     /**
      * The stream parquet-java reads the file from, for [[KeyChunkPages]] to read key chunks
-     * from too (no second open); none where the reader verifies page checksums, which it does not.
+     * from too (no second open); none where the reader verifies page checksums (ours does not).
      */
     def ownPagesSource(fileReader: ParquetFileReader): Option[SeekableInputStream] = ownPagesFields.collect {
       case (stream, options) if !options.get(fileReader).asInstanceOf[ParquetReadOptions].usePageChecksumVerification =>
