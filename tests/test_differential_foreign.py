@@ -669,6 +669,7 @@ class Tally:
     pruned: int = 0
     files_skipped: int = 0
     row_groups_skipped: int = 0
+    ruled_out_before_planning: int = 0
 
 
 def expected_ids(oracle: DataFrame, cases: list[tuple[int, str]]) -> dict[int, list[int]]:
@@ -684,8 +685,9 @@ def expected_ids(oracle: DataFrame, cases: list[tuple[int, str]]) -> dict[int, l
 
 def actual_ids(
     scan: DataFrame, cases: list[tuple[int, str]]
-) -> tuple[dict[int, list[int]], dict[int, tuple[int, ...]]]:
-    """Each case's ids with sparkbloom on, one scan per case in one job, and each scan's pruning."""
+) -> tuple[dict[int, list[int]], dict[int, tuple[int, ...] | None]]:
+    """Each case's ids with sparkbloom on, one scan per case in one job, and each scan's
+    pruning: None where sparkbloom ruled out every file before the scan was planned."""
     union = reduce(DataFrame.union, [scan.where(p).select(F.lit(i).alias(f"case_{i}"), "id") for i, p in cases])
     found: dict[int, list[int]] = {i: [] for i, _ in cases}
     for row in union.collect():
@@ -698,11 +700,16 @@ def actual_ids(
         segment = plan[m.end() : nxt.start() if nxt else len(plan)]
         p = PRUNING.search(segment)
         pruning[int(m.group(2))] = tuple(int(x) for x in p.groups()) if p else (0, 0, 0, 0)
-    # A predicate the optimizer folds to false leaves no scan at all (an empty LocalTableScan).
+    # No scan at all (an empty LocalTableScan): the optimizer folded the predicate to false,
+    # or sparkbloom found no file that can hold its keys; only Spark alone tells them apart.
     assert set(pruning) <= set(found)
-    for i in found:
-        pruning.setdefault(i, (0, 0, 0, 0))
-    return {i: sorted(v) for i, v in found.items()}, pruning
+    result: dict[int, tuple[int, ...] | None] = dict(pruning)
+    with settings_applied(scan.sparkSession, {"spark.sparkbloom.enabled": "false"}):
+        for i, p in cases:
+            if i not in pruning:
+                optimized = scan.where(p)._jdf.queryExecution().optimizedPlan().toString()
+                result[i] = None if "Relation" in optimized else (0, 0, 0, 0)
+    return {i: sorted(v) for i, v in found.items()}, result
 
 
 @pytest.mark.parametrize("read_path", ["v1", "v2"])
@@ -741,6 +748,10 @@ def test_randomized_queries_match_the_in_memory_oracle(
                     t = tally[writer]
                     t.cases += 1
                     t.with_rows += bool(expected[i])
+                    if pruning[i] is None:  # every file ruled out while optimizing: no scan planned
+                        t.ruled_out_before_planning += 1
+                        t.pruned += 1
+                        continue
                     files_total, files_kept, groups_total, groups_kept = pruning[i]
                     t.files_skipped += files_total - files_kept
                     t.row_groups_skipped += groups_total - groups_kept
@@ -761,7 +772,8 @@ def test_randomized_queries_match_the_in_memory_oracle(
     )
     for writer, t in tally.items():
         print(
-            f"  {writer}: {t.cases} cases, {t.with_rows} with rows, {t.pruned} pruned, "
+            f"  {writer}: {t.cases} cases, {t.with_rows} with rows, {t.pruned} pruned "
+            f"({t.ruled_out_before_planning} planned as empty), "
             f"{t.files_skipped} files / {t.row_groups_skipped} row groups ruled out"
         )
         # Otherwise the comparison proves little: pruning must have happened, on rows too.

@@ -118,8 +118,14 @@ def test_explain_shows_pruning_for_v1_and_v2_scans(spark: SparkSession, tmp_path
         .write.options(**sparkbloom.write_options(["k"]))
         .parquet(path)
     )
-    v1 = spark.sql(f"EXPLAIN SELECT * FROM parquet.`{path}` WHERE k = -5").first()[0]
-    assert "BloomPruning files 4 -> 0, row groups" in v1, v1
+    v1 = spark.sql(f"EXPLAIN SELECT * FROM parquet.`{path}` WHERE k = 3").first()[0]
+    assert "BloomPruning files 4 -> " in v1 and ", row groups" in v1, v1
+    # a key no file can hold: no scan at all, as for WHERE false, and the last pruning says why
+    absent = spark.sql(f"SELECT * FROM parquet.`{path}` WHERE k = -5")
+    assert "LocalTableScan <empty>" in absent._jdf.queryExecution().executedPlan().toString()
+    assert absent.collect() == []
+    stats = sparkbloom.last_pruning(spark)
+    assert stats["files_total"] == stats["files_skipped"] == 4, stats
     spark.conf.set("spark.sql.sources.useV1SourceList", "")
     try:
         df = spark.read.parquet(path).where(F.col("k").isin(3, -7))

@@ -3,7 +3,7 @@
 package sparkbloom
 
 import org.apache.spark.sql.DataFrame
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.{LocalTableScanExec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 
@@ -22,4 +22,16 @@ object ScanPruning extends AdaptiveSparkPlanHelper {
         case _ => Nil
       }
   }.flatten
+
+  /**
+   * Whether the executed plan reads no table at all: every leaf is an empty local relation,
+   * as when `EmptyLookupRule` found that no file can hold the lookup's keys.
+   */
+  def readsNoTable(df: DataFrame): Boolean = {
+    val leaves = collectWithSubqueries(df.queryExecution.executedPlan) { case p if p.children.isEmpty => p }
+    leaves.nonEmpty && leaves.forall {
+      case local: LocalTableScanExec => local.executeCollect().isEmpty
+      case _ => false
+    }
+  }
 }

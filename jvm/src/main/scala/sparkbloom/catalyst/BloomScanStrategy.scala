@@ -33,7 +33,7 @@ private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) ex
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case ScanOperation(_, _, filters, relation: LogicalRelation) if plansScan(relation) =>
       val fs = relation.relation.asInstanceOf[HadoopFsRelation]
-      whenJudgeable(filters)(planV1(plan, relation, fs, JoinKeys.subqueries(filters)))
+      whenJudgeable(filters)(planV1(plan, fs, JoinKeys.subqueries(filters)))
     case ScanOperation(_, _, filters, relation: DataSourceV2ScanRelation) if plansScan(relation) =>
       val scan = relation.scan.asInstanceOf[ParquetScan]
       whenJudgeable(scan.dataFilters ++ filters.filter(_.isInstanceOf[BloomJoinKeys]))(planV2(plan, relation, scan))
@@ -58,16 +58,22 @@ private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) ex
    *  the node above the scan, which waits for them and hands them to the file index. */
   private def planV1(
       plan: LogicalPlan,
-      relation: LogicalRelation,
       fs: HadoopFsRelation,
       joinKeys: Seq[Expression]): Seq[SparkPlan] = {
-    val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups,
-      FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema), useTableIndex = true)
-    val pruned = relation.copy(relation =
-      fs.copy(location = index, fileFormat = new BloomReadParquetFileFormat(() => index.pruner.lastReaders))(
-        fs.sparkSession))
-    FileSourceStrategy(JoinKeys.withoutMarkers(replace(plan, relation, pruned))).map(_.transformUp {
-      case scan: FileSourceScanExec if scan.relation.location eq index => BloomPruningExec(scan, joinKeys).decide()
+    val index = fs.location match {
+      // judged by EmptyLookupRule: its decision stands, unless join keys are to be probed too
+      case judged: BloomPruningFileIndex if joinKeys.isEmpty => judged
+      case location => new BloomPruningFileIndex(BloomPruningFileIndex.unjudged(location), session, fs.options,
+          selectRowGroups, FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema), useTableIndex = true)
+    }
+    val format = new BloomReadParquetFileFormat(() => index.pruner.lastReaders)
+    // The index and reader go on the planned scan, not on the logical relation: a relation
+    // EmptyLookupRule judged already lists through an index equal to this one, and Spark
+    // would take the replaced relation for the same node and keep the old one.
+    FileSourceStrategy(JoinKeys.withoutMarkers(plan)).map(_.transformUp {
+      case scan: FileSourceScanExec if scan.relation.location eq fs.location =>
+        val pruned = scan.relation.copy(location = index, fileFormat = format)(scan.relation.sparkSession)
+        BloomPruningExec(scan.copy(relation = pruned), joinKeys).decide()
     })
   }
 
@@ -103,8 +109,7 @@ private[sparkbloom] object BloomScanStrategy {
     case _ => false
   }
 
-  def plansRelation(fs: HadoopFsRelation): Boolean =
-    fs.fileFormat.getClass == classOf[ParquetFileFormat] && !fs.location.isInstanceOf[BloomPruningFileIndex]
+  def plansRelation(fs: HadoopFsRelation): Boolean = fs.fileFormat.getClass == classOf[ParquetFileFormat]
 
   /** Names of the partition columns of a scan [[plansScan]] accepts. */
   def partitionColumns(plan: LogicalPlan): Seq[String] = plan match {

@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit
 
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionSet}
 import org.apache.spark.sql.execution.datasources.PartitionDirectory
 import org.apache.spark.sql.internal.SQLConf
 
@@ -34,6 +34,17 @@ private object ListingPruner {
       joinKeys: JoinKeys.Runtime,
       listing: Seq[PartitionDirectory],
       stats: PruningStats) {
+
+    /**
+     * Whether this listing is the one for these inputs. Filters are compared as sets of
+     * canonical expressions: [[EmptyLookupRule]] judges a relation's filters as the
+     * optimizer left them, and the scan Spark plans from them lists with the same filters
+     * in another order, case or form.
+     */
+    def answers(partitionFilters: Seq[Expression], dataFilters: Seq[Expression], keys: JoinKeys.Runtime): Boolean =
+      ExpressionSet(this.partitionFilters) == ExpressionSet(partitionFilters) &&
+        ExpressionSet(this.dataFilters) == ExpressionSet(dataFilters) && joinKeys == keys
+
     lazy val readers: TaskReaders =
       TaskReaders.forFiles(listing.iterator.flatMap(_.files).map(_.metadata.contains(RowGroupSelection.MetadataKey)))
   }
@@ -62,10 +73,7 @@ private[sparkbloom] final class ListingPruner(
 
   /** What was decided for these filters and the join keys in use, if it was: no I/O (plans render it). */
   def decided(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Option[PruningStats] =
-    last.collect {
-      case l if l.partitionFilters == partitionFilters && l.dataFilters == dataFilters && l.joinKeys == joinKeys =>
-        l.stats
-    }
+    last.collect { case l if l.answers(partitionFilters, dataFilters, joinKeys) => l.stats }
 
   def forget(): Unit = last = None
 
@@ -91,7 +99,7 @@ private[sparkbloom] final class ListingPruner(
       listAll: => Seq[PartitionDirectory]): Listed = synchronized {
     val keys = joinKeys
     last match {
-      case Some(l) if l.partitionFilters == partitionFilters && l.dataFilters == dataFilters && l.joinKeys == keys => l
+      case Some(l) if l.answers(partitionFilters, dataFilters, keys) => l
       case _ =>
         val (listing, stats) = judge(listAll, dataFilters, keys)
         val listed = Listed(partitionFilters, dataFilters, keys, listing, stats)
