@@ -31,8 +31,7 @@ import sparkbloom.read.PruningStats
  * left to the strategy: judging them here would list their partitions twice.
  */
 private[sparkbloom] final case class EmptyLookupRule(session: SparkSession)
-    extends Rule[LogicalPlan]
-    with PredicateHelper {
+    extends Rule[LogicalPlan] with PredicateHelper {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.transformDown {
     case filter @ Filter(condition, relation: LogicalRelation) if judgeable(relation) =>
       val fs = relation.relation.asInstanceOf[HadoopFsRelation]
@@ -63,7 +62,8 @@ private[sparkbloom] final case class EmptyLookupRule(session: SparkSession)
   }
 
   private def judgeable(relation: LogicalRelation): Boolean =
-    !relation.isStreaming && BloomScanStrategy.plansScan(relation) && SparkBloomConf.enabled(session.sessionState.conf) &&
+    !relation.isStreaming && BloomScanStrategy.plansScan(relation) && SparkBloomConf.enabled(
+      session.sessionState.conf) &&
       !relation.relation.asInstanceOf[HadoopFsRelation].location.isInstanceOf[CatalogFileIndex]
 
   /**
