@@ -45,12 +45,3 @@ private[sparkbloom] final class BloomPruningFileIndex(
 
   override def toString: String = s"BloomPruningFileIndex($delegate)"
 }
-
-private[sparkbloom] object BloomPruningFileIndex {
-
-  /** The listing under sparkbloom's judging, if a location has it. */
-  def unjudged(location: FileIndex): FileIndex = location match {
-    case judged: BloomPruningFileIndex => judged.delegate
-    case other => other
-  }
-}

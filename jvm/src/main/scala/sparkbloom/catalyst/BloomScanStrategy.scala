@@ -5,11 +5,11 @@ package sparkbloom.catalyst
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.{Expression, PlanExpression}
 import org.apache.spark.sql.catalyst.planning.ScanOperation
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, SparkStrategy}
-import org.apache.spark.sql.execution.datasources.{FileSourceStrategy, HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.{FileIndex, FileSourceStrategy, HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
@@ -60,18 +60,23 @@ private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) ex
       plan: LogicalPlan,
       fs: HadoopFsRelation,
       joinKeys: Seq[Expression]): Seq[SparkPlan] = {
-    val index = fs.location match {
-      // judged by EmptyLookupRule: its decision stands, unless join keys are to be probed too
-      case judged: BloomPruningFileIndex if joinKeys.isEmpty => judged
-      case location => new BloomPruningFileIndex(BloomPruningFileIndex.unjudged(location), session, fs.options,
-          selectRowGroups, FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema), useTableIndex = true)
-    }
-    val format = new BloomReadParquetFileFormat(() => index.pruner.lastReaders)
+    def newIndex(location: FileIndex) = new BloomPruningFileIndex(location, session, fs.options, selectRowGroups,
+      FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema), useTableIndex = true)
     // The index and reader go on the planned scan, not on the logical relation: a relation
     // EmptyLookupRule judged already lists through an index equal to this one, and Spark
     // would take the replaced relation for the same node and keep the old one.
     FileSourceStrategy(JoinKeys.withoutMarkers(plan)).map(_.transformUp {
       case scan: FileSourceScanExec if scan.relation.location eq fs.location =>
+        val index = fs.location match {
+          // judged by EmptyLookupRule for these filters: its decision stands, unless join
+          // keys are to be probed too (an index keeps one decision: it is not shared)
+          case judged: BloomPruningFileIndex
+              if joinKeys.isEmpty && judged.pruner.decided(staticFilters(scan.partitionFilters), scan.dataFilters).isDefined =>
+            judged
+          case judged: BloomPruningFileIndex => newIndex(judged.delegate)
+          case location => newIndex(location)
+        }
+        val format = new BloomReadParquetFileFormat(() => index.pruner.lastReaders)
         val pruned = scan.relation.copy(location = index, fileFormat = format)(scan.relation.sparkSession)
         BloomPruningExec(scan.copy(relation = pruned), joinKeys).decide()
     })
@@ -84,6 +89,10 @@ private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) ex
     val pruned = relation.copy(scan = new BloomParquetScan(scan, index).decide())
     SparkShims.planDataSourceV2(session, JoinKeys.unmarked(replace(plan, relation, pruned)))
   }
+
+  /** Filters without dynamic pruning subqueries, which only remove files and are not known yet. */
+  private def staticFilters(filters: Seq[Expression]): Seq[Expression] =
+    filters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
 
   /** Whether tasks read only the row groups the driver selected. */
   private def selectRowGroups: Boolean = SparkBloomConf.pruneRowGroups(session.sessionState.conf)

@@ -39,11 +39,18 @@ private object ListingPruner {
      * Whether this listing is the one for these inputs. Filters are compared as sets of
      * canonical expressions: [[EmptyLookupRule]] judges a relation's filters as the
      * optimizer left them, and the scan Spark plans from them lists with the same filters
-     * in another order, case or form.
+     * in another order or form. Canonical forms leave names out, and a file index matches
+     * partition columns by name, so the names must be the same too.
      */
     def answers(partitionFilters: Seq[Expression], dataFilters: Seq[Expression], keys: JoinKeys.Runtime): Boolean =
-      ExpressionSet(this.partitionFilters) == ExpressionSet(partitionFilters) &&
-        ExpressionSet(this.dataFilters) == ExpressionSet(dataFilters) && joinKeys == keys
+      joinKeys == keys && (this.partitionFilters == partitionFilters && this.dataFilters == dataFilters ||
+        sameMeaning(this.partitionFilters, partitionFilters) && sameMeaning(this.dataFilters, dataFilters))
+
+    /** Sets of canonical forms ignore non-deterministic members: those must be the same expressions. */
+    private def sameMeaning(a: Seq[Expression], b: Seq[Expression]): Boolean =
+      (a ++ b).forall(_.deterministic) && ExpressionSet(a) == ExpressionSet(b) && names(a) == names(b)
+
+    private def names(filters: Seq[Expression]): Set[String] = filters.flatMap(_.references.map(_.name)).toSet
 
     lazy val readers: TaskReaders =
       TaskReaders.forFiles(listing.iterator.flatMap(_.files).map(_.metadata.contains(RowGroupSelection.MetadataKey)))

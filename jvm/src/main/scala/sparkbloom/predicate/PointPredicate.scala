@@ -96,11 +96,20 @@ private[sparkbloom] object PointPredicate {
     case _ => None
   }
 
+  /**
+   * Keys Spark puts in the metadata of its hidden columns. Spark plans a filter on
+   * `_metadata.file_name` with a flattened attribute named `file_name`: it must never be
+   * taken for a data column of that name, whose filters say nothing about file names.
+   */
+  private val MetadataColumnKeys = Seq("__metadata_col", "__file_source_metadata_col",
+    "__file_source_constant_metadata_col", "__file_source_generated_metadata_col")
+
   /** A column reference: an attribute, or struct fields under one, as field names. */
   private object ColumnPath {
     def unapply(e: Expression): Option[(Seq[String], DataType)] = path(e).map(p => (p, e.dataType))
 
     private def path(e: Expression): Option[Seq[String]] = e match {
+      case a: AttributeReference if MetadataColumnKeys.exists(a.metadata.contains) => None
       case a: AttributeReference => Some(Seq(a.name))
       case GetStructField(child, _, Some(name)) => path(child).map(_ :+ name)
       case GetStructField(child, ordinal, None) =>

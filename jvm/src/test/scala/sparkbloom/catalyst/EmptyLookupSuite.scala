@@ -104,12 +104,16 @@ class EmptyLookupSuite extends AnyFunSuite with SparkSessionSuite {
       t.where(col("p") === 5 && col("k") === 700L), // in the other partition: no file left
       t.where(col("p") === 3 && col("k") === 7L), // 3 is in the files, not the partition value
       t.where((col("p") === 5 || col("k") === -1L) && col("k") === 8L), // mixed: not judged
-      t.where(col("p") === 5 && col("k") === -1L)) // absent from the partition's files
+      t.where(col("p") === 5 && col("k") === -1L), // absent from the partition's files
+      t.where(col("P") === 5 && col("K") === 7L), // names as typed, not as in the schema
+      t.where(col("P") === 6 && col("K") === 7L))
     queries.indices.foreach { i =>
       assert(rows(queries(i)) == oracle(queries(i)), s"query $i")
     }
     assert(rows(queries.head) == Seq(Row("[7,5]")) && rows(queries(3)) == Seq(Row("[8,5]")))
+    assert(rows(queries(5)) == Seq(Row("[7,5]")))
     assert(ScanPruning.readsNoTable(queries(1)) && ScanPruning.readsNoTable(queries(4)))
+    assert(ScanPruning.readsNoTable(queries(6)), queries(6).queryExecution.executedPlan)
     assert(!ScanPruning.readsNoTable(queries.head) && !ScanPruning.readsNoTable(queries(3)))
   }
 

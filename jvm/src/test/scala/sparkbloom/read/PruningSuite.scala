@@ -171,4 +171,22 @@ class PruningSuite extends AnyFunSuite with SparkSessionSuite {
       assert(all.count() == 1)
     } finally spark.conf.unset("spark.sparkbloom.pruning.rowGroups")
   }
+
+  test("a filter on _metadata is never judged by the filter of a data column of the same name") {
+    // Spark plans `_metadata.file_name = ...` with a flattened attribute named file_name
+    val path = Files.createTempDirectory("sparkbloom-metadata").toString + "/t"
+    spark.range(0, 100, 1, 2)
+      .select(col("id"), concat(lit("v"), col("id")).as("file_name"), (col("id") + 1000000L).as("file_size"))
+      .write.option("bloom_filter_columns", "file_name,file_size").parquet(path)
+    val file = sparkbloom.ParquetFiles.dataFiles(path).head
+    def lookups(): Seq[Long] = Seq(
+      spark.read.parquet(path).where(col("_metadata.file_name") === file.getName).count(),
+      spark.read.parquet(path).where(col("_metadata.file_size") === file.length).count(),
+      spark.read.parquet(path).where(col("_metadata.file_name") === file.getName && col("id") === 3L).count())
+    val vanilla = withConf("spark.sparkbloom.enabled" -> "false", "spark.sql.parquet.filterPushdown" -> "false")(
+      lookups())
+    assert(vanilla.take(2).forall(_ == 50L), vanilla)
+    assert(lookups() == vanilla)
+    withConf("spark.sparkbloom.pruning.rowsAbove" -> "0")(assert(lookups() == vanilla)) // rows narrowed too
+  }
 }
