@@ -69,7 +69,8 @@ private[sparkbloom] final case class EmptyLookupRule(session: SparkSession)
             }
           stats match {
             case Some(s) if s.filesSkipped == s.filesTotal =>
-              logInfo(s"sparkbloom: no file of ${fs.location} can hold the keys of $condition " +
+              // the keys stay out of the log: they are often user ids or e-mails
+              logInfo(s"sparkbloom: no file of ${fs.location} can hold the lookup's keys " +
                 s"(${s.filesSkipped} of ${s.filesTotal} files ruled out): planned as an empty relation")
               PruningStats.recordLast(session, s)
               filter.copy(child = LocalRelation(relation.output, Nil, relation.isStreaming))
