@@ -144,7 +144,7 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   }
 
   private def staticPartitionFilters(s: FileSourceScanExec): Seq[Expression] =
-    s.partitionFilters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
+    BloomPruningExec.staticFilters(s.partitionFilters)
 
   private def pruning: String =
     PruningMetrics.describe(for (s <- scan; index <- index;
@@ -161,4 +161,11 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
     s"${super.verboseStringWithOperatorId()}Pruning: $pruning\n"
 
   override protected def withNewChildInternal(newChild: SparkPlan): BloomPruningExec = copy(child = newChild)
+}
+
+private[sparkbloom] object BloomPruningExec {
+
+  /** Filters without dynamic pruning subqueries, which only remove files and are not known when planning. */
+  def staticFilters(filters: Seq[Expression]): Seq[Expression] =
+    filters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
 }

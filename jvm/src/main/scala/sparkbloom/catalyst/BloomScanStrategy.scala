@@ -5,7 +5,7 @@ package sparkbloom.catalyst
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Expression, PlanExpression}
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.planning.ScanOperation
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, SparkStrategy}
@@ -71,7 +71,8 @@ private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) ex
           // judged by EmptyLookupRule for these filters: its decision stands, unless join
           // keys are to be probed too (an index keeps one decision: it is not shared)
           case judged: BloomPruningFileIndex
-              if joinKeys.isEmpty && judged.pruner.decided(staticFilters(scan.partitionFilters), scan.dataFilters).isDefined =>
+              if joinKeys.isEmpty && judged.pruner.decided(BloomPruningExec.staticFilters(scan.partitionFilters),
+                scan.dataFilters).isDefined =>
             judged
           case judged: BloomPruningFileIndex => newIndex(judged.delegate)
           case location => newIndex(location)
@@ -89,10 +90,6 @@ private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) ex
     val pruned = relation.copy(scan = new BloomParquetScan(scan, index).decide())
     SparkShims.planDataSourceV2(session, JoinKeys.unmarked(replace(plan, relation, pruned)))
   }
-
-  /** Filters without dynamic pruning subqueries, which only remove files and are not known yet. */
-  private def staticFilters(filters: Seq[Expression]): Seq[Expression] =
-    filters.filterNot(_.exists(_.isInstanceOf[PlanExpression[_]]))
 
   /** Whether tasks read only the row groups the driver selected. */
   private def selectRowGroups: Boolean = SparkBloomConf.pruneRowGroups(session.sessionState.conf)
