@@ -118,8 +118,9 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
       }
   }
 
+  /** Whether a split reads nothing, whether or not its scan shares row groups (a split holding a midpoint shares too). */
   private def readsNothing(file: PartitionedFile): Boolean =
-    RowGroupSelection.in(file).exists(_.rangesWithin(file.start, file.length).isEmpty)
+    RowGroupSelection.in(file).exists(_.rangesWithin(file.start, file.length, sharing = true).isEmpty)
 
   private def report(): Unit = stats.foreach { s =>
     PruningMetrics.all.foreach(m => metrics(m.name()).set(m.valueOf(s)))

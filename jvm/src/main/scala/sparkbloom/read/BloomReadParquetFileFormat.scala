@@ -38,13 +38,17 @@ private[sparkbloom] final class BloomReadParquetFileFormat(
     val needed = readers()
     val unjudged = if (needed.unjudged) Some(reader(hadoopConf)) else None
     val judged = if (needed.judged) Some(reader(BloomReadParquetFileFormat.withoutTaskFilters(hadoopConf))) else None
+    // decided once for all tasks: splits share a row group only if every one of them narrows
+    val sharing = MatchingRowsReader.sharesRowGroups(sparkSession.sessionState.conf,
+      StructType(partitionSchema.fields ++ requiredSchema.fields))
     (file: PartitionedFile) =>
       RowGroupSelection.in(file) match {
         case Some(selection) =>
           val read = needed.pick(fileJudged = true, judged.get, unjudged.get)
-          selection.rangesWithin(file.start, file.length).iterator.flatMap { case (start, length) =>
+          val shares = if (sharing) selection.rowShares(file.start, file.length) else Map.empty[Long, RowShare]
+          selection.rangesWithin(file.start, file.length, sharing).iterator.flatMap { case (start, length) =>
             val rows = read(file.copy(start = start, length = length))
-            selection.rowKeys.foreach(MatchingRowsReader.narrow(rows, _, file.toPath.toString))
+            selection.rowKeys.foreach(MatchingRowsReader.narrow(rows, _, file.toPath.toString, shares))
             rows
           }
         case None => needed.pick(fileJudged = false, judged.get, unjudged.get)(file)

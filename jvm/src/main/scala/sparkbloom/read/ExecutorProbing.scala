@@ -21,7 +21,7 @@ private[sparkbloom] object ExecutorProbing {
   private val FilesPerTask = 2000
 
   private final case class Compact(rowGroups: Int, mayMatch: Array[Boolean], midpoints: Option[Array[Long]],
-      rowKeys: Option[RowKeys])
+      rowKeys: Option[RowKeys], extents: Option[Array[RowGroupExtent]])
 
   /** Verdicts for `files`, in order, and the filter bytes the tasks read. */
   def judge(
@@ -49,12 +49,14 @@ private[sparkbloom] object ExecutorProbing {
           val pruner =
             new FilePruner(conf.value, ProbeCache.shared, "", caseSensitive, legacyCalendarSession, parallelism)
           val verdicts = pruner.judge(statuses, predicate)
-            .map(v => Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray), v.rowKeys))
+            .map(v =>
+              Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray), v.rowKeys, v.extents.map(_.toArray)))
           Iterator((verdicts, pruner.filterBytesRead))
         }.collect()
       } finally sc.setJobDescription(previous)
     val verdicts = results.iterator.flatMap(_._1).zip(files.iterator).map { case (c, status) =>
-      FileVerdict(status, c.rowGroups, c.mayMatch.toIndexedSeq, c.midpoints.map(_.toIndexedSeq), c.rowKeys)
+      FileVerdict(status, c.rowGroups, c.mayMatch.toIndexedSeq, c.midpoints.map(_.toIndexedSeq), c.rowKeys,
+        c.extents.map(_.toIndexedSeq))
     }.toIndexedSeq
     (verdicts, results.map(_._2).sum)
   }

@@ -12,17 +12,17 @@ import org.apache.parquet.ParquetReadOptions
 import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.column.page.PageReader
 import org.apache.parquet.hadoop.ParquetFileReader
-import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData}
+import org.apache.parquet.hadoop.metadata.BlockMetaData
 import org.apache.parquet.internal.column.columnindex.OffsetIndex
 import org.apache.parquet.internal.filter2.columnindex.RowRanges
 import org.apache.parquet.io.SeekableInputStream
 import org.apache.parquet.schema.MessageType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
-import org.apache.spark.sql.execution.datasources.parquet.{SpecificParquetRecordReaderBase, VectorizedParquetRecordReader}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetUtils, SpecificParquetRecordReaderBase, VectorizedParquetRecordReader}
+import org.apache.spark.sql.types.StructType
 import org.slf4j.LoggerFactory
 
 import sparkbloom.hashing.ColumnValueHashes
-import sparkbloom.shims.SparkShims
 import sparkbloom.warnings.WarnOnce
 
 /**
@@ -46,14 +46,32 @@ private[sparkbloom] object MatchingRowsReader {
 
   /**
    * Makes the vectorized reader inside `reading` (Spark's row iterator or partition reader
-   * over one split, not yet read from) return only rows whose `keys` column may match.
+   * over one split, not yet read from) return only rows whose `keys` column may match, and of
+   * each row group in `shares` (by its first row in the file) only the rows of its share.
+   * Where this cannot be done the reader is left as Spark made it, unless a share is less than
+   * its row group: then reading it whole would read rows another split reads, so that fails.
    */
-  def narrow(reading: AnyRef, keys: RowKeys, file: String): Unit =
-    try internals.foreach(spark => vectorizedReaderIn(spark, reading).foreach(narrowReader(spark, _, keys)))
-    catch {
+  def narrow(reading: AnyRef, keys: RowKeys, file: String, shares: Map[Long, RowShare] = Map.empty): Unit = {
+    val mustNarrow = shares.values.exists(!_.whole)
+    try {
+      val narrowed = internals.flatMap(spark =>
+        vectorizedReaderIn(spark, reading).map(narrowReader(spark, _, keys, shares, mustNarrow)))
+      if (mustNarrow && !narrowed.contains(true)) throw new IllegalStateException("no reader of Spark's to narrow")
+    } catch {
+      case NonFatal(e) if mustNarrow =>
+        throw new java.io.IOException(s"sparkbloom cannot read its share of the row groups of $file: $e", e)
       case NonFatal(e) =>
         WarnOnce(log, s"late|$file", s"sparkbloom reads every row of the kept row groups of $file: $e")
     }
+  }
+
+  /**
+   * Whether splits of a scan reading `schema` (partition and data columns) may share row
+   * groups ([[RowGroupSelection]]): Spark reads it with its vectorized reader, whose rows this
+   * narrows. The same test as Spark's Parquet reader makes.
+   */
+  def sharesRowGroups(conf: org.apache.spark.sql.internal.SQLConf, schema: StructType): Boolean =
+    internals.isDefined && ParquetUtils.isBatchReadSupportedForSchema(conf, schema)
 
   /** Spark's reader internals, if this Spark has the ones we know (else nothing is narrowed, ever). */
   private lazy val internals: Option[Internals] =
@@ -64,27 +82,33 @@ private[sparkbloom] object MatchingRowsReader {
         None
     }
 
-  private def narrowReader(spark: Internals, reader: VectorizedParquetRecordReader, keys: RowKeys): Unit =
+  /** Whether the reader now reads through the rows planned here. */
+  private def narrowReader(spark: Internals, reader: VectorizedParquetRecordReader, keys: RowKeys,
+      shares: Map[Long, RowShare], mustNarrow: Boolean): Boolean =
     spark.rowGroups.get(reader) match {
       case impl if spark.isSparksRowGroupReader(impl) =>
         val fileReader = spark.fileReader.get(impl).asInstanceOf[ParquetFileReader]
         val requested = spark.requestedSchema.get(reader).asInstanceOf[MessageType]
-        plan(fileReader, spark.ownPagesSource(fileReader), requested, keys).foreach { ranges =>
+        val planned = plan(fileReader, spark.ownPagesSource(fileReader), requested, keys, shares, mustNarrow)
+        planned.foreach { ranges =>
           spark.rowGroups.set(reader, spark.rowGroupReader(fileReader, ranges))
           spark.totalRowCount.setLong(reader, ranges.iterator.map(_.fold(0L)(_.rowCount)).sum)
         }
-      case _ => // already narrowed, or a reader Spark did not make
+        planned.isDefined
+      case _ => false // already narrowed, or a reader Spark did not make
     }
 
   /**
    * Per row group the reader would return, the rows to read (None: skip it; all of them
-   * for a row group too small to pay, see [[RowKeys.minRowGroupBytes]]); None when no row
-   * group is large enough or the file does not allow it (no offset index for a requested
-   * column, or an encoding whose values this Spark's reader cannot skip; a key column that is
-   * missing, ambiguous, nested in a list or of a type without filters).
+   * for a row group too small to pay, see [[RowKeys.minRowGroupBytes]]; only those of its
+   * share where `shares` has one); None when no row group is large enough or the file does not
+   * allow it (no offset index for a requested column, or an encoding whose values this Spark's
+   * reader cannot skip; a key column that is missing, ambiguous, nested in a list or of a type
+   * without filters), unless `mustNarrow`: then shares are read whatever the key column, or
+   * this fails.
    */
   private def plan(fileReader: ParquetFileReader, ownPages: Option[SeekableInputStream], requested: MessageType,
-      keys: RowKeys): Option[IndexedSeq[Option[RowRanges]]] = {
+      keys: RowKeys, shares: Map[Long, RowShare], mustNarrow: Boolean): Option[IndexedSeq[Option[RowRanges]]] = {
     val fileSchema = fileReader.getFileMetaData.getSchema
     val blocks = fileReader.getRowGroups.asScala.toIndexedSeq
     val requestedPaths = requested.getColumns.asScala.map(_.getPath.toSeq).toSet
@@ -94,70 +118,83 @@ private[sparkbloom] object MatchingRowsReader {
             single.getPrimitiveType.getPrimitiveTypeName != BOOLEAN => Some(single)
       case _ => None
     }
-    // Spark's reader skips the other rows of every column it reads, which needs an offset
-    // index and encodings whose values this Spark skips correctly (a chunk that lists none
-    // is trusted with nothing)
-    def skippable(chunk: ColumnChunkMetaData): Boolean = {
-      val encodings = chunk.getEncodings.asScala
-      chunk.getOffsetIndexReference != null && encodings.nonEmpty &&
-      encodings.forall(SparkShims.readerSkips(_, chunk.getPrimitiveType.getPrimitiveTypeName))
-    }
     val readable = blocks.forall { block =>
       block.getRowCount <= Int.MaxValue && block.getColumns.asScala.forall { chunk =>
-        !requestedPaths.contains(chunk.getPath.toArray.toSeq) || skippable(chunk)
+        !requestedPaths.contains(chunk.getPath.toArray.toSeq) || FooterSummary.rowsSkippable(chunk)
       }
     }
+    if (mustNarrow && !readable) throw new java.io.IOException("a requested column whose rows cannot be skipped")
+    // a shared row group is found by its first row, which Spark's reader must know then
+    if (mustNarrow && blocks.exists(_.getRowIndexOffset < 0))
+      throw new java.io.IOException("row groups without row offsets")
     def requestedBytes(block: BlockMetaData): Long = block.getColumns.asScala
       .filter(chunk => requestedPaths.contains(chunk.getPath.toArray.toSeq)).map(_.getTotalUncompressedSize).sum
     val worth = blocks.map(requestedBytes(_) >= keys.minRowGroupBytes)
-    key.filter(_ => readable && worth.contains(true)).map { column =>
+    val scanned = key.filter(_ => readable && worth.contains(true))
+    if (scanned.isEmpty && !mustNarrow) None
+    else {
       val createdBy = Option(fileReader.getFileMetaData.getCreatedBy).getOrElse("")
-      val keyOnly = ColumnValueHashes.projection(fileSchema, column)
-      fileReader.setRequestedSchema(keyOnly)
-      try blocks.indices.map { i =>
-          if (!worth(i)) Some(RowRanges.createSingle(blocks(i).getRowCount))
+      val keyOnly = scanned.map(ColumnValueHashes.projection(fileSchema, _))
+      keyOnly.foreach(fileReader.setRequestedSchema)
+      try Some(blocks.indices.map { i =>
+          val rowCount = blocks(i).getRowCount
+          val share = shares.getOrElse(blocks(i).getRowIndexOffset, RowShare(0, rowCount, rowCount))
+          if (share.rows != rowCount) throw new java.io.IOException(s"a row group of $rowCount rows, not ${share.rows}")
+          if (share.from >= share.until) None
+          else if (scanned.isEmpty || !worth(i)) Some(rowsBetween(share, rowCount))
           else {
+            val column = scanned.get
+            def scan(pages: PageReader, firstRow: Int): RowList = {
+              val rows = new RowList
+              KeyChunkScan.foreachMatch(pages, column, keys, firstRow) { row =>
+                if (row >= share.from && row < share.until) rows += row
+              }
+              rows
+            }
             val chunk = blocks(i).getColumns.asScala.find(_.getPath.toArray.sameElements(column.getPath))
-            val matching = chunk.filter(KeyChunkScan.applies(column, _)) match {
-              case Some(scanned) =>
-                def scan(pages: PageReader) = {
-                  val rows = new RowList
-                  KeyChunkScan.foreachMatch(pages, column, keys)(rows += _)
-                  rows
-                }
+            val rows = chunk.filter(KeyChunkScan.applies(column, _)) match {
+              case Some(keyChunk) =>
                 // pages our reader cannot take (an old writer's sizes, say) are parquet-java's to judge
                 val ours = ownPages.flatMap { in =>
-                  try KeyChunkPages.read(in, scanned).map(scan)
-                  catch {
+                  try {
+                    val part = if (share.whole) None else Option(fileReader.readOffsetIndex(keyChunk)).map(share -> _)
+                    KeyChunkPages.read(in, keyChunk, part).map { case (pages, firstRow) => scan(pages, firstRow) }
+                  } catch {
                     case NonFatal(e) =>
                       WarnOnce(log, s"pages|${fileReader.getFile}",
                         s"sparkbloom reads key pages of ${fileReader.getFile} through parquet-java: $e")
                       None
                   }
                 }
-                ours.getOrElse(scan(fileReader.readRowGroup(i).getPageReader(column)))
+                ours.getOrElse(scan(fileReader.readRowGroup(i).getPageReader(column), 0))
               case None =>
                 val rows = new RowList
-                ColumnValueHashes.foreach(fileReader.readRowGroup(i), keyOnly, column, createdBy) { (row, hash) =>
-                  if (keys.contains(hash)) rows += row.toInt
+                ColumnValueHashes.foreach(fileReader.readRowGroup(i), keyOnly.get, column, createdBy) { (row, hash) =>
+                  if (row >= share.from && row < share.until && keys.contains(hash)) rows += row.toInt
                 }
                 rows
             }
-            rowsToRead(blocks(i).getRowCount, matching)
+            rowsToRead(share, rowCount, rows)
           }
-        }
+        })
       finally fileReader.setRequestedSchema(requested)
     }
   }
 
-  private def rowsToRead(rowCount: Long, matching: RowList): Option[RowRanges] =
+  private def rowsToRead(share: RowShare, rowCount: Long, matching: RowList): Option[RowRanges] =
     if (matching.size == 0) None
-    else if (matching.size > rowCount * MaxMatchingShare) Some(RowRanges.createSingle(rowCount))
+    else if (matching.size > (share.until - share.from) * MaxMatchingShare) Some(rowsBetween(share, rowCount))
     else {
       val rows = matching.result()
       Some(RowRanges.create(rowCount, java.util.stream.IntStream.range(0, rows.length).iterator(),
-          new SingleRows(rows)))
+          new RowSpans(rows, rows)))
     }
+
+  /** The rows of `share`, all of them. */
+  private def rowsBetween(share: RowShare, rowCount: Long): RowRanges =
+    if (share.whole) RowRanges.createSingle(rowCount)
+    else RowRanges.create(rowCount, java.util.stream.IntStream.range(0, 1).iterator(),
+      new RowSpans(Array(share.from.toInt), Array(share.until.toInt - 1)))
 
   private final class RowList {
     private var rows = new Array[Int](16)
@@ -170,13 +207,13 @@ private[sparkbloom] object MatchingRowsReader {
     def result(): Array[Int] = java.util.Arrays.copyOf(rows, size)
   }
 
-  /** Rows as an offset index of one-row "pages", which is how parquet-java builds row ranges from a list. */
-  private final class SingleRows(rows: Array[Int]) extends OffsetIndex {
-    override def getPageCount: Int = rows.length
+  /** Spans of rows `firsts(i)` to `lasts(i)` as the "pages" of an offset index, which is how parquet-java builds row ranges. */
+  private final class RowSpans(firsts: Array[Int], lasts: Array[Int]) extends OffsetIndex {
+    override def getPageCount: Int = firsts.length
     override def getOffset(page: Int): Long = throw new UnsupportedOperationException
     override def getCompressedPageSize(page: Int): Int = throw new UnsupportedOperationException
-    override def getFirstRowIndex(page: Int): Long = rows(page)
-    override def getLastRowIndex(page: Int, rowGroupRowCount: Long): Long = rows(page)
+    override def getFirstRowIndex(page: Int): Long = firsts(page)
+    override def getLastRowIndex(page: Int, rowGroupRowCount: Long): Long = lasts(page)
   }
 
   /**

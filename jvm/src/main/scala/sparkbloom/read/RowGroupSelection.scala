@@ -15,12 +15,21 @@ package sparkbloom.read
  * rule, on the same offsets, as the task's own parquet-java applies, so no kept row group
  * can be lost or read twice.
  *
+ * A row group that may match and whose rows the task can narrow ([[MatchingRowsReader]]) may
+ * instead be shared by every split its bytes overlap: each reads the rows in proportion to
+ * the bytes it holds ([[rowShares]]), so a 128 MB row group's key column is scanned by as many
+ * tasks as Spark made splits of it, not by one while the others idle. The row boundaries are
+ * one function of the byte boundaries, and Spark's splits of a file tile its bytes, so the
+ * shares tile the rows: none lost, none read twice. Whether a scan shares is decided once
+ * for all its tasks (`sharing`, see [[BloomReadParquetFileFormat]]).
+ *
  * @param midpoints the file's distinct split midpoints, ascending (empty: read the split as is)
  * @param keep      per midpoint, whether a row group there may match
  * @param rowKeys   what a row must hold to match, if the judge can tell (see [[MatchingRowsReader]])
+ * @param extents   per midpoint, its row group's bytes and rows, if they allow sharing (else empty)
  */
 private[sparkbloom] final case class RowGroupSelection(midpoints: Array[Long], keep: Array[Boolean],
-    rowKeys: Option[RowKeys] = None) {
+    rowKeys: Option[RowKeys] = None, extents: Array[RowGroupExtent] = Array.empty) {
 
   /** Nothing to skip: the split is read as Spark planned it. */
   def readsWholeSplits: Boolean = keep.forall(identity)
@@ -28,20 +37,56 @@ private[sparkbloom] final case class RowGroupSelection(midpoints: Array[Long], k
   /** This selection once applied to a split's ranges on the driver: read them whole, still narrowing rows. */
   def applied: RowGroupSelection = RowGroupSelection(Array.empty, Array.empty, rowKeys)
 
-  /** Byte ranges (start, length) to read within the split `[splitStart, splitStart + splitLength)`. */
-  def rangesWithin(splitStart: Long, splitLength: Long): Seq[(Long, Long)] =
-    if (readsWholeSplits) Seq((splitStart, splitLength))
+  /**
+   * Whether the row group at midpoint `i` is shared by the splits it overlaps (when the scan
+   * shares): one whose rows are narrowed, large enough for narrowing to pay (its columns
+   * together; a task decides by the columns it reads, see [[RowKeys.minRowGroupBytes]]).
+   */
+  private def shared(i: Int): Boolean = extents.nonEmpty && extents(i).rowsSkippable &&
+    rowKeys.exists(k => extents(i).uncompressedBytes >= k.minRowGroupBytes)
+
+  /**
+   * Byte ranges (start, length) to read within the split `[splitStart, splitStart + splitLength)`:
+   * each holds the midpoints of the kept row groups this split reads, and no other.
+   */
+  def rangesWithin(splitStart: Long, splitLength: Long, sharing: Boolean = false): Seq[(Long, Long)] = {
+    val splitEnd = splitStart + splitLength
+    val sharesAny = sharing && midpoints.indices.exists(shared)
+    if (readsWholeSplits && !sharesAny) Seq((splitStart, splitLength))
     else {
-      val splitEnd = splitStart + splitLength
-      val mine = midpoints.indices.filter(i => midpoints(i) >= splitStart && midpoints(i) < splitEnd)
-      // Runs of kept midpoints with no ruled-out one between them become one range.
-      val runs = mine.foldLeft(List.empty[List[Int]]) {
+      def reads(i: Int): Boolean =
+        if (sharesAny && shared(i)) extents(i).start < splitEnd && extents(i).end > splitStart
+        else midpoints(i) >= splitStart && midpoints(i) < splitEnd
+      // Runs of kept row groups read here, with no ruled-out one between them, become one range.
+      val runs = midpoints.indices.filter(reads).foldLeft(List.empty[List[Int]]) {
         case (acc, i) if !keep(i) => acc
         case ((run @ (last :: _)) :: rest, i) if last == i - 1 => (i :: run) :: rest
         case (acc, i) => List(i) :: acc
       }
       runs.reverse.map { run => (midpoints(run.last), midpoints(run.head) - midpoints(run.last) + 1) }
     }
+  }
+
+  /**
+   * The rows this split reads of each shared kept row group it overlaps, by the row group's
+   * first row in the file: `[from, until)` within the row group, from the bytes it holds.
+   */
+  def rowShares(splitStart: Long, splitLength: Long): Map[Long, RowShare] =
+    midpoints.indices.filter(i => keep(i) && shared(i)).map(extents).collect {
+      case e if e.start < splitStart + splitLength && e.end > splitStart =>
+        e.firstRow -> RowShare(rowAt(e, splitStart), rowAt(e, splitStart + splitLength), e.rows)
+    }.toMap
+
+  /** The first row a split starting at byte `at` reads of `e`: the same function for the split ending there. */
+  private def rowAt(e: RowGroupExtent, at: Long): Long =
+    if (at <= e.start) 0L
+    else if (at >= e.end) e.rows
+    else (BigInt(e.rows) * (at - e.start) / e.size).toLong
+}
+
+/** The rows `[from, until)` of a row group of `rows` rows that one split reads. */
+private[sparkbloom] final case class RowShare(from: Long, until: Long, rows: Long) {
+  def whole: Boolean = from == 0 && until == rows
 }
 
 private[sparkbloom] object RowGroupSelection {
@@ -60,11 +105,28 @@ private[sparkbloom] object RowGroupSelection {
    * ruled out row groups whose midpoints are unknown: tasks then keep parquet-java's own
    * in-task filtering, which skips them.
    */
-  def of(verdict: FileVerdict): Option[RowGroupSelection] =
+  def of(verdict: FileVerdict): Option[RowGroupSelection] = {
+    val extents = verdict.extents.filter(e => verdict.rowKeys.isDefined && tiles(e, verdict))
     if (verdict.rowGroups < 0) None
-    else if (verdict.mayMatch.forall(identity)) Some(Everything.copy(rowKeys = verdict.rowKeys))
+    else if (extents.isDefined) {
+      val e = extents.get
+      Some(RowGroupSelection(e.map(_.midpoint).toArray, verdict.mayMatch.toArray, verdict.rowKeys, e.toArray))
+    } else if (verdict.mayMatch.forall(identity)) Some(Everything.copy(rowKeys = verdict.rowKeys))
     else verdict.midpoints.filter(_.size == verdict.rowGroups).map { midpoints =>
       val byMidpoint = midpoints.zip(verdict.mayMatch).groupBy(_._1).toSeq.sortBy(_._1)
       RowGroupSelection(byMidpoint.map(_._1).toArray, byMidpoint.map(_._2.exists(_._2)).toArray, verdict.rowKeys)
     }
+  }
+
+  /**
+   * Whether the extents can be shared by splits: one per row group, in file order, disjoint,
+   * within the file, with ascending midpoints (so each range of midpoints holds exactly the
+   * row groups between), and rows numbered as the footer lists them, none empty (a task finds
+   * a row group by its first row).
+   */
+  private def tiles(extents: IndexedSeq[RowGroupExtent], verdict: FileVerdict): Boolean =
+    extents.size == verdict.rowGroups && verdict.status != null &&
+      extents.forall(e => e.start >= 0 && e.size > 0 && e.rows > 0) &&
+      extents.zip(extents.drop(1)).forall { case (a, b) => a.end <= b.start && b.firstRow == a.firstRow + a.rows } &&
+      extents.lastOption.forall(_.end <= verdict.status.getLen) && extents.headOption.forall(_.firstRow == 0)
 }

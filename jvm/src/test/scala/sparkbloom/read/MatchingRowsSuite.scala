@@ -263,7 +263,7 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
             scannedChunks += 1
             if (chunk.hasDictionaryPage) withDictionary += 1
             def scan(keys: RowKeys): Seq[Int] = {
-              val own = KeyChunkPages.read(stream, chunk)
+              val own = KeyChunkPages.read(stream, chunk).map(_._1)
               assert(own.isDefined == ownPages, s"$name, row group $i: ${chunk.getCodec}")
               val found = (Seq(reader.readRowGroup(i).getPageReader(column)) ++ own).map { pages =>
                 val rows = scala.collection.mutable.ArrayBuffer.empty[Int]
@@ -344,7 +344,7 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
         chunk.getEncodings, chunk.getStatistics, chunk.getFirstDataPageOffset, chunk.getDictionaryPageOffset,
         values, size, chunk.getTotalUncompressedSize)
     def valuesIn(meta: ColumnChunkMetaData): Long = {
-      val pages = KeyChunkPages.read(stream, meta).get
+      val pages = KeyChunkPages.read(stream, meta).get._1
       assert(pages.readDictionaryPage() == null)
       Iterator.continually(pages.readPage()).takeWhile(_ != null).map(_.getValueCount.toLong).sum
     }
