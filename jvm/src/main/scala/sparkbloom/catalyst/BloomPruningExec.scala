@@ -93,9 +93,10 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
 
   /**
    * Drops the partitions that read nothing: splits of judged files holding no split
-   * midpoint of a row group that may match. A lookup that keeps one row group of a file
-   * Spark splits in several ran a task per split, all but one opening nothing. Bucketed
-   * scans keep every partition: there a partition is a bucket.
+   * midpoint of a row group that may match, nor a share of one ([[RowGroupSelection]]).
+   * A lookup that keeps one small row group of a file Spark splits in several ran a task per
+   * split, all but one opening nothing. Bucketed scans keep every partition: there a
+   * partition is a bucket.
    */
   private def withoutEmptySplits[T](rdd: RDD[T]): RDD[T] = child.outputPartitioning match {
     case _: UnknownPartitioning =>
@@ -118,7 +119,11 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
       }
   }
 
-  /** Whether a split reads nothing, whether or not its scan shares row groups (a split holding a midpoint shares too). */
+  /**
+   * Whether a split reads nothing, asked as if its scan shares row groups: a split that reads
+   * nothing then reads nothing without sharing either (a row group whose midpoint it holds
+   * gives it a share too), and the reader decides whether to share only later.
+   */
   private def readsNothing(file: PartitionedFile): Boolean =
     RowGroupSelection.in(file).exists(_.rangesWithin(file.start, file.length, sharing = true).isEmpty)
 

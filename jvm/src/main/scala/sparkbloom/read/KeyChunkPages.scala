@@ -28,11 +28,12 @@ import org.xerial.snappy.Snappy
  * (after the dictionary), as the chunk's offset index places them, and each must hold the
  * rows the offset index gives it.
  *
- * @param pageValues the values of each data page to read, if only some are read (else the
- *                   chunk's pages are read until its count of values)
+ * @param pageValues      the values of each data page to read, if only some are read (else the
+ *                        chunk's pages are read until its count of values)
+ * @param dictionaryBytes where only some are read, the bytes before them: one dictionary page, or none
  */
 private[read] final class KeyChunkPages private (chunk: ColumnChunkMetaData, raw: Array[Byte],
-    pageValues: Option[Array[Long]])
+    pageValues: Option[Array[Long]], dictionaryBytes: Int = 0)
     extends PageReader {
   private val cursor = new ByteArrayInputStream(raw)
   private var buffer = new Array[Byte](0)
@@ -95,16 +96,21 @@ private[read] final class KeyChunkPages private (chunk: ColumnChunkMetaData, raw
       case other => fail(s"a page compressed with $other")
     }
 
-  override def readDictionaryPage(): DictionaryPage = nextHeader() match {
-    case Some(h) if h.getType == PageType.DICTIONARY_PAGE =>
-      val dictionary = h.getDictionary_page_header
-      val at = body(h.getCompressed_page_size)
-      new DictionaryPage(pageBytes(at, h.getCompressed_page_size, h.getUncompressed_page_size, reuse = false),
-        dictionary.getNum_values, encoding(dictionary.getEncoding))
-    case other =>
-      pending = other
-      null
-  }
+  override def readDictionaryPage(): DictionaryPage =
+    if (pageValues.isDefined && dictionaryBytes == 0) null
+    else nextHeader() match {
+      case Some(h) if h.getType == PageType.DICTIONARY_PAGE =>
+        val dictionary = h.getDictionary_page_header
+        val at = body(h.getCompressed_page_size)
+        // the pages of a share follow the dictionary directly: rows are counted from the first
+        if (pageValues.isDefined && position != dictionaryBytes) fail("bytes between the dictionary and the pages")
+        new DictionaryPage(pageBytes(at, h.getCompressed_page_size, h.getUncompressed_page_size, reuse = false),
+          dictionary.getNum_values, encoding(dictionary.getEncoding))
+      case _ if pageValues.isDefined => fail("a page before the offset index's first that is not a dictionary")
+      case other =>
+        pending = other
+        null
+    }
 
   override def getTotalValueCount: Long = chunk.getValueCount
 
@@ -174,7 +180,7 @@ private[read] object KeyChunkPages {
           in.readFully(raw, 0, dictionaryBytes.toInt)
           in.seek(dataStart)
           in.readFully(raw, dictionaryBytes.toInt, dataBytes.toInt)
-          Some((new KeyChunkPages(chunk, raw, Some(values)), firstRow.toInt))
+          Some((new KeyChunkPages(chunk, raw, Some(values), dictionaryBytes.toInt), firstRow.toInt))
         case None =>
           val raw = new Array[Byte](chunk.getTotalSize.toInt)
           in.seek(chunk.getStartingPos)

@@ -36,7 +36,9 @@ import sparkbloom.warnings.WarnOnce
  * Spark offers no hook for this, so the reader's row-group source is replaced by
  * reflection, on fields that are the same on every Spark line sparkbloom supports. Whenever
  * anything does not fit (another reader, a file without offset indexes, a nested or
- * repeated key column, a failure), the reader is left exactly as Spark made it.
+ * repeated key column, a failure), the reader is left exactly as Spark made it; except in a
+ * split that reads only a share of a row group ([[RowGroupSelection]]), where reading it
+ * whole would return rows another split returns too: there the task fails.
  */
 private[sparkbloom] object MatchingRowsReader {
   private val log = LoggerFactory.getLogger(getClass)
@@ -104,8 +106,8 @@ private[sparkbloom] object MatchingRowsReader {
    * share where `shares` has one); None when no row group is large enough or the file does not
    * allow it (no offset index for a requested column, or an encoding whose values this Spark's
    * reader cannot skip; a key column that is missing, ambiguous, nested in a list or of a type
-   * without filters), unless `mustNarrow`: then shares are read whatever the key column, or
-   * this fails.
+   * without filters), unless `mustNarrow`: then each row group's share is read whatever the
+   * key column, or this fails.
    */
   private def plan(fileReader: ParquetFileReader, ownPages: Option[SeekableInputStream], requested: MessageType,
       keys: RowKeys, shares: Map[Long, RowShare], mustNarrow: Boolean): Option[IndexedSeq[Option[RowRanges]]] = {
@@ -118,19 +120,26 @@ private[sparkbloom] object MatchingRowsReader {
             single.getPrimitiveType.getPrimitiveTypeName != BOOLEAN => Some(single)
       case _ => None
     }
-    val readable = blocks.forall { block =>
+    val readable = blocks.map { block =>
       block.getRowCount <= Int.MaxValue && block.getColumns.asScala.forall { chunk =>
         !requestedPaths.contains(chunk.getPath.toArray.toSeq) || FooterSummary.rowsSkippable(chunk)
       }
     }
-    if (mustNarrow && !readable) throw new java.io.IOException("a requested column whose rows cannot be skipped")
-    // a shared row group is found by its first row, which Spark's reader must know then
-    if (mustNarrow && blocks.exists(_.getRowIndexOffset < 0))
-      throw new java.io.IOException("row groups without row offsets")
+    // Where this split has only part of a row group, reading it whole would return rows another
+    // split returns too: every row group opened must be one it was given (by first row), and
+    // the shared ones must let Spark's reader skip rows. Otherwise, as before sharing: all
+    // row groups narrowed or none.
+    if (mustNarrow) blocks.indices.foreach { i =>
+      val share = shares.get(blocks(i).getRowIndexOffset)
+      if (share.isEmpty) throw new java.io.IOException(s"a row group at row ${blocks(i).getRowIndexOffset} not given")
+      if (!share.get.whole && !readable(i))
+        throw new java.io.IOException("a shared row group whose rows cannot be skipped")
+    }
+    val narrowable = if (mustNarrow) readable else blocks.map(_ => readable.forall(identity))
     def requestedBytes(block: BlockMetaData): Long = block.getColumns.asScala
       .filter(chunk => requestedPaths.contains(chunk.getPath.toArray.toSeq)).map(_.getTotalUncompressedSize).sum
     val worth = blocks.map(requestedBytes(_) >= keys.minRowGroupBytes)
-    val scanned = key.filter(_ => readable && worth.contains(true))
+    val scanned = key.filter(_ => blocks.indices.exists(i => narrowable(i) && worth(i)))
     if (scanned.isEmpty && !mustNarrow) None
     else {
       val createdBy = Option(fileReader.getFileMetaData.getCreatedBy).getOrElse("")
@@ -141,7 +150,7 @@ private[sparkbloom] object MatchingRowsReader {
           val share = shares.getOrElse(blocks(i).getRowIndexOffset, RowShare(0, rowCount, rowCount))
           if (share.rows != rowCount) throw new java.io.IOException(s"a row group of $rowCount rows, not ${share.rows}")
           if (share.from >= share.until) None
-          else if (scanned.isEmpty || !worth(i)) Some(rowsBetween(share, rowCount))
+          else if (scanned.isEmpty || !worth(i) || !narrowable(i)) Some(rowsBetween(share, rowCount))
           else {
             val column = scanned.get
             def scan(pages: PageReader, firstRow: Int): RowList = {

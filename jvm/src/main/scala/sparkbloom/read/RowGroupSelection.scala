@@ -49,13 +49,13 @@ private[sparkbloom] final case class RowGroupSelection(midpoints: Array[Long], k
    * Byte ranges (start, length) to read within the split `[splitStart, splitStart + splitLength)`:
    * each holds the midpoints of the kept row groups this split reads, and no other.
    */
-  def rangesWithin(splitStart: Long, splitLength: Long, sharing: Boolean = false): Seq[(Long, Long)] = {
+  def rangesWithin(splitStart: Long, splitLength: Long, sharing: Boolean): Seq[(Long, Long)] = {
     val splitEnd = splitStart + splitLength
     val sharesAny = sharing && midpoints.indices.exists(shared)
     if (readsWholeSplits && !sharesAny) Seq((splitStart, splitLength))
     else {
       def reads(i: Int): Boolean =
-        if (sharesAny && shared(i)) extents(i).start < splitEnd && extents(i).end > splitStart
+        if (sharesAny && shared(i)) share(extents(i), splitStart, splitEnd).exists(_.nonEmpty)
         else midpoints(i) >= splitStart && midpoints(i) < splitEnd
       // Runs of kept row groups read here, with no ruled-out one between them, become one range.
       val runs = midpoints.indices.filter(reads).foldLeft(List.empty[List[Int]]) {
@@ -68,20 +68,35 @@ private[sparkbloom] final case class RowGroupSelection(midpoints: Array[Long], k
   }
 
   /**
-   * The rows this split reads of each shared kept row group it overlaps, by the row group's
-   * first row in the file: `[from, until)` within the row group, from the bytes it holds.
+   * The rows this split reads of each kept row group it reads when sharing, by the row
+   * group's first row in the file: of a shared one, `[from, until)` from the bytes it holds;
+   * of the others, all (the task checks that it reads no row group it was not given).
    */
-  def rowShares(splitStart: Long, splitLength: Long): Map[Long, RowShare] =
-    midpoints.indices.filter(i => keep(i) && shared(i)).map(extents).collect {
-      case e if e.start < splitStart + splitLength && e.end > splitStart =>
-        e.firstRow -> RowShare(rowAt(e, splitStart), rowAt(e, splitStart + splitLength), e.rows)
-    }.toMap
+  def rowShares(splitStart: Long, splitLength: Long): Map[Long, RowShare] = {
+    val splitEnd = splitStart + splitLength
+    midpoints.indices.filter(i => keep(i) && extents.nonEmpty).flatMap { i =>
+      val e = extents(i)
+      if (shared(i)) share(e, splitStart, splitEnd).filter(_.nonEmpty)
+      else if (e.midpoint >= splitStart && e.midpoint < splitEnd)
+        Some(FirstRowShare(e.firstRow, RowShare(0, e.rows, e.rows)))
+      else None
+    }.map(s => s.firstRow -> s.share).toMap
+  }
+
+  /** The rows of `e` a split over bytes `[splitStart, splitEnd)` reads, if it overlaps `e`. */
+  private def share(e: RowGroupExtent, splitStart: Long, splitEnd: Long): Option[FirstRowShare] =
+    if (e.start >= splitEnd || e.end <= splitStart) None
+    else Some(FirstRowShare(e.firstRow, RowShare(rowAt(e, splitStart), rowAt(e, splitEnd), e.rows)))
 
   /** The first row a split starting at byte `at` reads of `e`: the same function for the split ending there. */
   private def rowAt(e: RowGroupExtent, at: Long): Long =
     if (at <= e.start) 0L
     else if (at >= e.end) e.rows
     else (BigInt(e.rows) * (at - e.start) / e.size).toLong
+
+  private final case class FirstRowShare(firstRow: Long, share: RowShare) {
+    def nonEmpty: Boolean = share.from < share.until
+  }
 }
 
 /** The rows `[from, until)` of a row group of `rows` rows that one split reads. */
@@ -121,12 +136,11 @@ private[sparkbloom] object RowGroupSelection {
   /**
    * Whether the extents can be shared by splits: one per row group, in file order, disjoint,
    * within the file, with ascending midpoints (so each range of midpoints holds exactly the
-   * row groups between), and rows numbered as the footer lists them, none empty (a task finds
-   * a row group by its first row).
+   * row groups between), none empty (a task finds a row group by its first row).
    */
   private def tiles(extents: IndexedSeq[RowGroupExtent], verdict: FileVerdict): Boolean =
     extents.size == verdict.rowGroups && verdict.status != null &&
       extents.forall(e => e.start >= 0 && e.size > 0 && e.rows > 0) &&
-      extents.zip(extents.drop(1)).forall { case (a, b) => a.end <= b.start && b.firstRow == a.firstRow + a.rows } &&
-      extents.lastOption.forall(_.end <= verdict.status.getLen) && extents.headOption.forall(_.firstRow == 0)
+      extents.zip(extents.drop(1)).forall { case (a, b) => a.end <= b.start } &&
+      extents.lastOption.forall(_.end <= verdict.status.getLen)
 }

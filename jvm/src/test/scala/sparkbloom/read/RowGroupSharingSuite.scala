@@ -111,8 +111,9 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
     assert(partitions >= splitsOf(path).size - 1, s"$partitions partitions returned rows")
     // one key at a time: the first, a share's last and the next share's first row, the last
     Seq(positions.head, positions(positions.size / 2), positions(positions.size / 2 + 1), positions.last).foreach {
-      pos => assert(sorted(lookup(path, Seq(keyAt(pos)))(spark.read.parquet(path))) ==
-          truth(path, lookup(path, Seq(keyAt(pos)))), s"row $pos")
+      pos =>
+        assert(sorted(lookup(path, Seq(keyAt(pos)))(spark.read.parquet(path))) ==
+            truth(path, lookup(path, Seq(keyAt(pos)))), s"row $pos")
     }
   }
 
@@ -135,13 +136,15 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
     }
   }
 
-  test("scans that do not share read the same rows: row reader, V2, rows not narrowed") {
+  test("scans that do not share read the same rows: row reader, V2, rows not narrowed, corrupt files skipped") {
     val keys = sharePositions(oneRowGroup).map(keyAt)
     val expected = truth(oneRowGroup, lookup(oneRowGroup, keys))
     Seq(
       "spark.sql.parquet.enableVectorizedReader" -> "false",
       "spark.sql.sources.useV1SourceList" -> "",
-      "spark.sparkbloom.pruning.rows" -> "false").foreach { setting =>
+      "spark.sparkbloom.pruning.rows" -> "false",
+      // a split failing to read its share would be skipped silently: no sharing
+      "spark.sql.files.ignoreCorruptFiles" -> "true").foreach { setting =>
       withConf(setting) {
         val df = spark.read.parquet(oneRowGroup).where(col("k").isin(keys: _*))
         val selected =
@@ -151,6 +154,37 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
         // without sharing one split, the one holding the row group's midpoint, reads every row
         assert(df.select(spark_partition_id()).distinct().count() == 1, setting.toString)
       }
+    }
+  }
+
+  test("a shared row group and one whose rows cannot be skipped, read by one split") {
+    // parquet v2: strings that outgrow the dictionary fall back to DELTA_BYTE_ARRAY, which
+    // sparkbloom never asks Spark's reader to skip rows in; the first three quarters' strings stay
+    // in the dictionary, so their row groups are shared and the last quarter's are read whole
+    val path = Files.createTempDirectory("sparkbloom-share-mixed").toString + "/t"
+    spark.range(0, rows, 1, 1)
+      .select(col("id").as("pos"), (col("id") * 7919 % rows).as("k"),
+        when(col("id") < rows * 3 / 4, concat(lit("v"), (col("id") % 10).cast("string")))
+          .otherwise(sha2(col("id").cast("string"), 256)).as("s"),
+        // PLAIN doubles: a row group's size grows with its rows (dictionary pages are not counted)
+        (col("id") * 1.5).as("d"))
+      .coalesce(1)
+      .write.option("parquet.writer.version", "v2").option("parquet.enable.dictionary#d", "false")
+      .option("parquet.block.size", 128 * 1024)
+      .option("parquet.page.size", 16 * 1024).option("bloom_filter_columns", "k").parquet(path)
+    val encodings = ParquetFiles.chunks(ParquetFiles.dataFiles(path).head).filter(_.path == "s")
+      .map(_.meta.getEncodings.toString)
+    assert(encodings.exists(_.contains("DELTA_BYTE_ARRAY")) && encodings.exists(!_.contains("DELTA_BYTE_ARRAY")),
+      encodings)
+    // splits of one and a half row groups: a split holding one row group's midpoint also
+    // holds a share of a neighbour, with or without rows that can be skipped
+    val groups = rowGroupsOf(path)
+    assert(groups.size >= 6, groups)
+    val splitBytes = groups.map { case (start, end, _, _) => end - start }.sum * 3 / 2 / groups.size
+    withConf("spark.sql.files.maxPartitionBytes" -> splitBytes.toString) {
+      val keys = (0L until rows by 997).map(keyAt)
+      val query: DataFrame => DataFrame = _.where(col("k").isin(keys: _*)).select("pos", "k", "s", "d")
+      assert(sorted(query(spark.read.parquet(path))) == truth(path, query))
     }
   }
 
@@ -186,15 +220,20 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
         val byMidpoint = splits.filter { case (s, end) => e.midpoint >= s && e.midpoint < end }
         assert(reading(sharing = false, e.midpoint) == (if (keep(i)) byMidpoint else Nil), label)
         val readers = reading(sharing = true, e.midpoint)
-        if (!keep(i)) assert(readers.isEmpty, label)
-        else if (!e.rowsSkippable || e.uncompressedBytes < 50) assert(readers == byMidpoint, label)
-        else {
-          assert(readers == splits.filter { case (s, end) => s < e.end && end > e.start }, label)
+        val given = splits.filter { case (s, end) => selection.rowShares(s, end - s).contains(e.firstRow) }
+        if (!keep(i)) assert(readers.isEmpty && given.isEmpty, label)
+        else if (!e.rowsSkippable || e.uncompressedBytes < 50) {
+          assert(readers == byMidpoint && given == byMidpoint, label)
+          assert(given.forall { case (s, end) => selection.rowShares(s, end - s)(e.firstRow).whole }, label)
+        } else {
+          // the splits whose bytes give them at least one row of it, by the formula written out
+          def rowAt(at: Long) = BigInt(e.rows) * (math.min(math.max(at, e.start), e.end) - e.start) / e.size
+          assert(readers == splits.filter { case (s, end) => rowAt(s) < rowAt(end) }, label)
+          assert(given == readers, label)
           val shares = readers.map { case (s, end) => selection.rowShares(s, end - s)(e.firstRow) }
-          assert(shares.forall(_.rows == e.rows), label)
-          val tiled = shares.filter(s => s.from < s.until)
-          assert(tiled.zip(tiled.drop(1)).forall { case (a, b) => a.until == b.from }, label)
-          if (e.rows > 0) assert(tiled.head.from == 0 && tiled.last.until == e.rows, label)
+          assert(shares.forall(s => s.rows == e.rows && s.from < s.until), label)
+          assert(shares.zip(shares.drop(1)).forall { case (a, b) => a.until == b.from }, label)
+          assert(shares.head.from == 0 && shares.last.until == e.rows, label)
         }
       }
       // a split reading nothing when sharing (a task dropped on the driver) holds no kept row group's midpoint
