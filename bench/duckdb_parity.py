@@ -7,7 +7,9 @@ with sparkbloom's filters (layout (e) of bench/lookup.py), then every lookup que
 with sparkbloom off (vanilla, the same files) and (g) DuckDB (``read_parquet``, its own
 Bloom-filter pruning, as many threads as Spark's cores), interleaved within every round in
 an order that rotates from round to round; round 0 warms up and is not counted. The last
-query, ``WHERE false``, reads nothing: what each engine spends on any query.
+query, ``WHERE false``, reads nothing: what each engine spends on any query; the one before,
+the present key looked up in a one-row copy of the table (one file), is what each engine
+spends on a query that reads a file (in Spark: a job of one task).
 
     .venv/bin/python bench/duckdb_parity.py --rows 20000000 --files 200
 
@@ -48,6 +50,11 @@ def main() -> None:
         "parquet.block.size", block_size(rows_per_group)
     ).parquet(path)
     table = spark.read.parquet(path)
+    one_row_path = str(work / "one_row")
+    table.where(F.col("uuid") == keys["uuid"]).coalesce(1).write.options(
+        **sparkbloom.write_options(["uuid", "user_id"])
+    ).parquet(one_row_path)
+    one_row = spark.read.parquet(one_row_path)
     con = duckdb.connect()
     con.execute(f"SET threads = {spark.sparkContext.defaultParallelism}")
     glob = f"read_parquet('{path}/*.parquet')"
@@ -65,6 +72,8 @@ def main() -> None:
             f"uuid IN ({in_list(keys['in100_spread'])})",
         ),
         "user_id = present": (F.col("user_id") == keys["user_id"], f"user_id = {keys['user_id']}"),
+        # one file of one row: each engine's fixed cost of a query that reads a file
+        "uuid = present, one-row file": (F.col("uuid") == keys["uuid"], f"uuid = '{keys['uuid']}'"),
         # no file read by anyone: each engine's fixed cost of a query, the floor under the others
         "WHERE false": (F.lit(False), "false"),
     }
@@ -72,13 +81,15 @@ def main() -> None:
 
     def run(engine: str, query: str) -> tuple[float, int]:
         spark_filter, sql_filter = queries[query]
+        one_file = query.endswith("one-row file")
         if engine == "g_duckdb":
+            source = f"read_parquet('{one_row_path}/*.parquet')" if one_file else glob
             start = time.perf_counter()
-            rows = con.execute(f"SELECT {columns} FROM {glob} WHERE {sql_filter}").fetchall()
+            rows = con.execute(f"SELECT {columns} FROM {source} WHERE {sql_filter}").fetchall()
             return time.perf_counter() - start, len(rows)
         spark.conf.set("spark.sparkbloom.enabled", str(engine != "f_spark_vanilla").lower())
         spark.conf.set("spark.sparkbloom.pruning.rows", str(engine == "e_sparkbloom").lower())
-        measured = measure_once(spark, lambda: table.where(spark_filter))
+        measured = measure_once(spark, lambda: (one_row if one_file else table).where(spark_filter))
         return measured.seconds, len(measured.result)
 
     times: dict[tuple[str, str], list[float]] = {}
