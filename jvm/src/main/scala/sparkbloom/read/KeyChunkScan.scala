@@ -19,11 +19,11 @@ import sparkbloom.sbbf.XxHash64
 /**
  * The rows of a key column chunk whose value hashes into [[RowKeys]], read from its pages
  * directly: PLAIN values are hashed where they lie in the page (their bytes are the plain
- * encoding the filters hash), or compared with the keys' bytes ([[KeyBytes]]) when the keys
- * came with them; a dictionary's entries are hashed once each. parquet-java's column
- * reader (what [[sparkbloom.hashing.ColumnValueHashes]] uses for other encodings) costs an
- * object per string and a few calls per value, which made this scan cost twice as much
- * and ate what reading fewer rows saved.
+ * encoding the filters hash), or compared with the keys' bytes ([[KeyBytes]]) or bits
+ * ([[KeyNumbers]]) when the keys came with them; a dictionary's entries are hashed once each.
+ * parquet-java's column reader (what [[sparkbloom.hashing.ColumnValueHashes]] uses for other
+ * encodings) costs an object per string and a few calls per value, which made this scan cost
+ * twice as much and ate what reading fewer rows saved. A page without nulls reads no level.
  */
 private[read] object KeyChunkScan {
   // by name: two of them are deprecated (still written by parquet-java's v1 writer)
@@ -57,13 +57,15 @@ private[read] object KeyChunkScan {
     }
     // byte arrays are compared with the keys' own bytes where the keys came with them
     val byValue = if (number) null else keys.byValue.orNull
+    // and numbers with the keys' bits, where the keys came with them
+    val byNumber = if (number) keys.byNumber.filter(_.width == width).orNull else null
     val maxDefinition = column.getMaxDefinitionLevel
     var pageRow = firstRow
     var page: DataPage = reader.readPage()
     while (page != null) {
       val count = page.getValueCount
-      val (definitionLevel, values, encoding) = levelsOf(page, column, count)
-      def defined(): Boolean = maxDefinition == 0 || definitionLevel() == maxDefinition
+      val (definitionLevel, values, encoding, everyDefined) = levelsOf(page, column, count)
+      def defined(): Boolean = everyDefined || definitionLevel() == maxDefinition
       if (encoding == Encoding.PLAIN) {
         val buffer = heap(values.slice(values.available()))
         val bytes = buffer.array()
@@ -74,6 +76,8 @@ private[read] object KeyChunkScan {
             val length = if (width >= 0) width else { at += 4; LittleEndian.int(bytes, at - 4) }
             val matches =
               if (byValue != null) byValue.contains(bytes, at, length)
+              else if (byNumber != null)
+                byNumber.contains(if (length == 4) LittleEndian.int(bytes, at).toLong else LittleEndian.long(bytes, at))
               else if (!number) keys.contains(XxHash64.hashBytes(bytes, at, length))
               else if (length == 4) keys.contains(XxHash64.hashInt(LittleEndian.int(bytes, at)))
               else keys.contains(XxHash64.hashLong(LittleEndian.long(bytes, at)))
@@ -106,18 +110,72 @@ private[read] object KeyChunkScan {
     case _ => XxHash64.hashBytes(dictionary.decodeToBinary(id).toByteBuffer)
   }
 
-  /** A page's definition levels (read one by one) and its values, positioned at the first value. */
-  private def levelsOf(
-      page: DataPage, column: ColumnDescriptor, count: Int): (() => Int, ByteBufferInputStream, Encoding) = page match {
-    case v1: DataPageV1 =>
-      val in = v1.getBytes.toInputStream
-      val levels = v1.getDlEncoding.getValuesReader(column, ValuesType.DEFINITION_LEVEL)
-      levels.initFromPage(count, in) // also steps `in` over the levels
-      (() => levels.readInteger(), in, v1.getValueEncoding)
-    case v2: DataPageV2 =>
-      val levels = new RunLengthBitPackingHybridDecoder(BytesUtils.getWidthFromMaxInt(column.getMaxDefinitionLevel),
-        v2.getDefinitionLevels.toInputStream)
-      (() => levels.readInt(), v2.getData.toInputStream, v2.getDataEncoding)
+  /**
+   * A page's definition levels (read one by one), its values positioned at the first value,
+   * their encoding, and whether every value is defined (then no level need be read): a
+   * required column, or levels that open with one run of the maximum level as long as the page.
+   * Each page's bytes are taken once: parquet-java's may come from a stream.
+   */
+  private def levelsOf(page: DataPage, column: ColumnDescriptor,
+      count: Int): (() => Int, ByteBufferInputStream, Encoding, Boolean) = {
+    val maxDefinition = column.getMaxDefinitionLevel
+    page match {
+      case v1: DataPageV1 =>
+        val bytes = v1.getBytes.toByteBuffer
+        val every = maxDefinition == 0 || everyDefinedV1(bytes, v1.getDlEncoding, maxDefinition, count)
+        val in = ByteBufferInputStream.wrap(bytes)
+        val levels = v1.getDlEncoding.getValuesReader(column, ValuesType.DEFINITION_LEVEL)
+        levels.initFromPage(count, in) // also steps `in` over the levels
+        (() => levels.readInteger(), in, v1.getValueEncoding, every)
+      case v2: DataPageV2 =>
+        val bytes = v2.getDefinitionLevels.toByteBuffer
+        val every = maxDefinition == 0 || opensWithRunOf(bytes.duplicate(), maxDefinition, count)
+        val levels = new RunLengthBitPackingHybridDecoder(BytesUtils.getWidthFromMaxInt(maxDefinition),
+          ByteBufferInputStream.wrap(bytes))
+        (() => levels.readInt(), v2.getData.toInputStream, v2.getDataEncoding, every)
+    }
+  }
+
+  /**
+   * Whether a v1 page's `count` values, whose bytes are `page` (from its position on), are all
+   * defined at `maxDefinition`: its levels, prefixed by their length, open with such a run within it.
+   */
+  private[read] def everyDefinedV1(page: ByteBuffer, encoding: Encoding, maxDefinition: Int, count: Int): Boolean =
+    encoding == Encoding.RLE && page.remaining >= 4 && {
+      val length = page.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt
+      val start = page.position() + 4
+      length >= 0 && length <= page.remaining - 4 && {
+        val levels = page.duplicate()
+        levels.position(start)
+        levels.limit(start + length)
+        opensWithRunOf(levels, maxDefinition, count)
+      }
+    }
+
+  /**
+   * Whether the RLE/bit-packed hybrid levels at `levels`' position open with a repeated run of
+   * `level` at least `count` long (a run header: varint `length << 1`, then the value in the
+   * level's bytes, little-endian). Anything else, or too few bytes, says no: levels are then
+   * read one by one.
+   */
+  private[read] def opensWithRunOf(levels: ByteBuffer, level: Int, count: Int): Boolean = {
+    var header = 0L
+    var shift = 0
+    var more = true
+    while (more && shift < 35 && levels.hasRemaining) {
+      val b = levels.get()
+      header |= (b & 0x7fL) << shift
+      shift += 7
+      more = (b & 0x80) != 0
+    }
+    val width = (BytesUtils.getWidthFromMaxInt(level) + 7) / 8
+    if (more || (header & 1) != 0 || (header >>> 1) < count || levels.remaining < width) false
+    else {
+      var value = 0
+      var i = 0
+      while (i < width) { value |= (levels.get() & 0xff) << (8 * i); i += 1 }
+      value == level
+    }
   }
 
   private def heap(buffer: ByteBuffer): ByteBuffer =

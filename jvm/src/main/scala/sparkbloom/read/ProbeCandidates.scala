@@ -26,6 +26,9 @@ private[read] final class ProbeCandidates private (
   /** The stored forms as bytes, for a byte-array column (shared by the scan's files, so shipped once a task). */
   lazy val values: Option[KeyBytes] = KeyBytes.of(stored.toSeq)
 
+  /** The stored forms as bits, for a number column (as `values`). */
+  lazy val numbers: Option[KeyNumbers] = KeyNumbers.of(stored.toSeq)
+
   /** Whether a form within the chunk's statistics may be in `filter` (read only if some is). */
   def mayBePresent(chunk: ChunkSummary, filter: => FilterLookup): Boolean = {
     val (from, until) = withinStatistics(chunk)

@@ -55,7 +55,7 @@ private[sparkbloom] final class RowGroupJudge(
         decidable(rowGroup, in).flatMap { case (column, _, candidates) =>
           val hashes = candidates.hashes.distinct
           if (hashes.nonEmpty && hashes.size <= maxHashes)
-            Some(RowKeys(column, hashes.toArray, values = candidates.values))
+            Some(RowKeys(column, hashes.toArray, values = candidates.values, numbers = candidates.numbers))
           else None
         }
       case AnyOf(children) =>
@@ -63,7 +63,8 @@ private[sparkbloom] final class RowGroupJudge(
         val each = children.map(rowKeys(rowGroup, _, maxHashes))
         if (each.isEmpty || each.exists(_.isEmpty) || each.flatten.map(_.column).distinct.size != 1) None
         else Some(RowKeys(each.head.get.column, each.flatten.flatMap(_.hashes).distinct.toArray,
-            values = KeyBytes.union(each.flatten.map(_.values))))
+            values = KeyBytes.union(each.flatten.map(_.values)),
+            numbers = KeyNumbers.union(each.flatten.map(_.numbers))))
           .filter(_.hashes.length <= maxHashes)
     }
 
