@@ -169,7 +169,8 @@ private[read] object KeyChunkScan {
       more = (b & 0x80) != 0
     }
     val width = (BytesUtils.getWidthFromMaxInt(level) + 7) / 8
-    if (more || (header & 1) != 0 || (header >>> 1) < count || levels.remaining < width) false
+    // parquet-java reads the header as a 32-bit int: a longer one is not one it reads as we do
+    if (more || header > 0xffffffffL || (header & 1) != 0 || (header >>> 1) < count || levels.remaining < width) false
     else {
       var value = 0
       var i = 0

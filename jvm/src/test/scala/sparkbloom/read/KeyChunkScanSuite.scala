@@ -43,6 +43,8 @@ class KeyChunkScanSuite extends AnyFunSuite {
     assert(!KeyChunkScan.opensWithRunOf(bytes(run(8, 1).take(1): _*), 1, 8), "a value cut short")
     assert(!KeyChunkScan.opensWithRunOf(bytes(), 1, 0), "no levels")
     assert(!KeyChunkScan.opensWithRunOf(bytes(0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x01), 1, 1), "a header too long")
+    // bits beyond 32, which parquet-java's 32-bit varint drops (it would read a run of 2)
+    assert(!KeyChunkScan.opensWithRunOf(bytes(0x84, 0x80, 0x80, 0x80, 0x10, 0x01), 1, 2), "a header past 32 bits")
   }
 
   test("v1 pages: the run must lie within the levels' length prefix, and be RLE-encoded") {
