@@ -67,7 +67,7 @@ private[sparkbloom] object FilterSizing {
     require(distinctValues >= 0, s"distinct values must be >= 0, got $distinctValues")
     if (distinctValues == 0) return 1L
     // fpp falls as blocks are added: double until the target is met, then bisect.
-    var hi = 1L
+    var hi = doublingStart(distinctValues, fpp)
     while (falsePositiveProbability(distinctValues, hi) > fpp) hi *= 2
     var lo = hi / 2 + 1
     if (hi == 1) return 1L
@@ -76,6 +76,21 @@ private[sparkbloom] object FilterSizing {
       if (falsePositiveProbability(distinctValues, mid) <= fpp) hi = mid else lo = mid + 1
     }
     hi
+  }
+
+  /**
+   * Where doubling may start: a power of two below the spec's closed-form estimate that
+   * still misses `fpp` (doubling from 1 passes through it, so the result is the same), or
+   * 1. Sizes far below the answer hold many values a block, whose Poisson sums are long:
+   * skipping them makes sizing a row group's filter ~20x cheaper.
+   */
+  private def doublingStart(distinctValues: Long, fpp: Double): Long = {
+    val closedFormBlocks = distinctValues * (-8 / math.log(1 - math.pow(fpp, 1.0 / 8))) / 256
+    if (closedFormBlocks < 8) 1L
+    else {
+      val start = largestPowerOfTwoAtMost((closedFormBlocks / 4).toLong)
+      if (falsePositiveProbability(distinctValues, start) > fpp) start else 1L
+    }
   }
 
   /** [[optimalNumBlocks]] in bytes, clamped to `[minBytes, maxBytes]` (whole blocks). */

@@ -111,7 +111,8 @@ private[sparkbloom] final class SplitBlockBloomFilter private (private[sbbf] val
    * The smallest fold of this filter (over the divisors of its block count within
    * `[minBlocks, maxBlocks]`) whose false-positive probability, measured on its own bits,
    * is at most `targetFpp`; the largest allowed fold when none meets the target (the
-   * ceiling wins over the fpp, as in parquet-java).
+   * ceiling wins over the fpp, as in parquet-java). This filter itself when no fold is
+   * smaller.
    */
   def foldedToFpp(targetFpp: Double, minBlocks: Int = 1, maxBlocks: Int = Int.MaxValue): SplitBlockBloomFilter = {
     require(targetFpp > 0 && targetFpp < 1, s"fpp must be strictly between 0 and 1, got $targetFpp")
@@ -124,11 +125,13 @@ private[sparkbloom] final class SplitBlockBloomFilter private (private[sbbf] val
     // divisors for the smallest that still meets the target.
     var lo = 0
     var hi = candidates.length - 1 // the largest allowed: the fallback
+    // A filter sized for its values rarely folds at all: one look settles that case.
+    if (hi > 0 && FilterEstimates.foldedFpp(this, candidates(hi - 1)) > targetFpp) lo = hi
     while (lo < hi) {
       val mid = (lo + hi) >>> 1
       if (FilterEstimates.foldedFpp(this, candidates(mid)) <= targetFpp) hi = mid else lo = mid + 1
     }
-    foldTo(candidates(hi))
+    if (candidates(hi) == numBlocks) this else foldTo(candidates(hi))
   }
 
   def copy(): SplitBlockBloomFilter = new SplitBlockBloomFilter(words.clone())

@@ -16,10 +16,12 @@ import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
  * sparkbloom itself were tested to read (README, "Compatibility").
  *
  * Up to [[ColumnFilterBuilder.BufferedHashes]] distinct hashes are simply kept (and
- * deduplicated by [[DistinctHashes]] whenever the buffer fills): at the end their exact
- * count sizes the filter, which is then built from them. That is every row group of modest
- * size, at no more memory than twice the buffer (1 MiB, and as much scratch space for
- * deduplicating) and with no large filter to clear and fold.
+ * deduplicated by [[DistinctHashes]] whenever the buffer fills). At the end, powers of two
+ * need no distinct count: the filter is built at the size the buffered count asks for (it
+ * bounds the distinct count) and folded like a collected one (below). Exact sizes remove
+ * duplicates and size the filter from the distinct count. That is every row group of
+ * modest size, at no more memory than twice the buffer (1 MiB, and as much scratch space
+ * for deduplicating) and with no large filter to clear and fold.
  *
  * Beyond that, values go into a filter of `startBlocks` blocks; at the end it is folded to
  * the smallest block count that divides `startBlocks` and still meets the fpp, measured
@@ -66,9 +68,7 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
     else {
       buffered = distinctCount()
       if (buffered > BufferedHashes / 2) {
-        filter = SplitBlockBloomFilter.withBlocks(startBlocks)
-        var i = 0
-        while (i < buffered) { filter.insert(hashes(i)); i += 1 }
+        filter = insertBuffered(SplitBlockBloomFilter.withBlocks(startBlocks), buffered)
         buffered = 0
       }
     }
@@ -79,26 +79,38 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
   /** The row group's filter, right-sized; the builder starts over for the next row group. */
   def finish(): SplitBlockBloomFilter = {
     val result =
-      if (filter != null) {
-        val folded = filter.foldedToFpp(column.fpp, maxBlocks = maxBlocks)
-        bound = folded.numBlocks >= maxBlocks && FilterEstimates.fpp(folded) > column.fpp
-        folded
-      } else if (buffered == 0) { bound = false; SplitBlockBloomFilter.withBlocks(1) }
-      else {
+      if (filter != null) foldedToFpp(filter)
+      else if (buffered == 0) { bound = false; SplitBlockBloomFilter.withBlocks(1) }
+      else if (exactSize) {
         val distinct = distinctCount()
         val ceiling = maxBlocks * SplitBlockBloomFilter.BytesPerBlock
-        val sized =
-          if (exactSize) SplitBlockBloomFilter.forDistinctValues(distinct, column.fpp, maxBytes = ceiling)
-          else SplitBlockBloomFilter.powerOfTwoForDistinctValues(distinct, column.fpp, maxBytes = ceiling)
+        val sized = SplitBlockBloomFilter.forDistinctValues(distinct, column.fpp, maxBytes = ceiling)
         // Below the ceiling the size met the fpp; only a filter at it may be bound by it.
         bound = sized.numBlocks >= maxBlocks && FilterSizing.optimalNumBlocks(distinct, column.fpp) > maxBlocks
-        var i = 0
-        while (i < distinct) { sized.insert(hashes(i)); i += 1 }
-        sized
+        insertBuffered(sized, distinct)
+      } else {
+        // The buffered count bounds the distinct count, so a power of two sized for it meets
+        // the fpp; folding then finds the smallest power of two whose bits still meet it,
+        // which for unique keys is that same size. No hash is sorted.
+        val blocks = math.min(maxBlocks.toLong, FilterSizing.optimalPowerOfTwoBlocks(buffered, column.fpp))
+        foldedToFpp(insertBuffered(SplitBlockBloomFilter.withBlocks(blocks.toInt), buffered))
       }
     filter = null
     buffered = 0
     result
+  }
+
+  private def insertBuffered(target: SplitBlockBloomFilter, count: Int): SplitBlockBloomFilter = {
+    var i = 0
+    while (i < count) { target.insert(hashes(i)); i += 1 }
+    target
+  }
+
+  /** The smallest allowed fold of `collected` whose own bits meet the fpp; notes whether the ceiling bound it. */
+  private def foldedToFpp(collected: SplitBlockBloomFilter): SplitBlockBloomFilter = {
+    val folded = collected.foldedToFpp(column.fpp, maxBlocks = maxBlocks)
+    bound = folded.numBlocks >= maxBlocks && FilterEstimates.fpp(folded) > column.fpp
+    folded
   }
 }
 

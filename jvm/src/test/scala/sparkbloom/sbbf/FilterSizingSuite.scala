@@ -32,7 +32,10 @@ class FilterSizingSuite extends AnyFunSuite {
   }
 
   test("optimal size is the smallest block count meeting the target, not the closed formula") {
-    for (fpp <- Seq(0.1, 0.01, 0.001, 0.0001); n <- Seq(1L, 7L, 100L, 10000L, 1000000L)) {
+    // Wide ranges of both: the search starts near the closed formula's answer, and must
+    // still land on the smallest count wherever that start falls.
+    for (fpp <- Seq(0.5, 0.1, 0.01, 0.001, 0.0001, 1e-6, 1e-9);
+      n <- Seq(1L, 2L, 7L, 50L, 100L, 333L, 10000L, 20000L, 65536L, 1000000L, 50000000L)) {
       val blocks = FilterSizing.optimalNumBlocks(n, fpp)
       assert(FilterSizing.falsePositiveProbability(n, blocks) <= fpp)
       if (blocks > 1) assert(FilterSizing.falsePositiveProbability(n, blocks - 1) > fpp)

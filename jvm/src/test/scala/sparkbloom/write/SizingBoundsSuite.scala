@@ -62,8 +62,7 @@ class SizingBoundsSuite extends AnyFunSuite with SparkSessionSuite {
       info(f"${filter.numBytes} bytes, power-of-two optimum $model, exact optimum " +
         f"${FilterSizing.optimalNumBytes(distinct, fpp)}, measured fpp $measured%.5f")
       assert(Integer.bitCount(filter.numBytes) == 1, s"${filter.numBytes} is not a power of two")
-      if (distinct <= ColumnFilterBuilder.BufferedHashes / 2) assert(filter.numBytes == model)
-      else assert(filter.numBytes == model || filter.numBytes == model / 2) // folded on its own bits
+      assert(filter.numBytes == model || filter.numBytes == model / 2) // folded on its own bits
       assert(FilterEstimates.fpp(filter) <= fpp * 1.1)
       assert(measured <= 1.25 * fpp)
     }
