@@ -59,7 +59,9 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       exactSize.fold(writer)(v => writer.option("bloom_filter_exact_size", v)).parquet(path)
       val chunk = filteredChunks(path, "id").head
       val bytes = chunk.filter.get.getBitsetSize
-      // Both counts are below the hash buffer's size, so the distinct count is known exactly.
+      // Both counts are below the hash buffer's size: exact sizes count the values; powers
+      // of two start at the model's size for the count, and these values' bits at half of
+      // it miss the fpp (the folding itself is ColumnFilterBuilderSuite's).
       val expected =
         if (exactSize.contains("TRUE")) FilterSizing.optimalNumBytes(n, target)
         else FilterSizing.optimalPowerOfTwoBytes(n, target, 32, ceiling)
