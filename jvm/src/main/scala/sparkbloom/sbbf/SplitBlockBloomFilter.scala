@@ -126,7 +126,9 @@ private[sparkbloom] final class SplitBlockBloomFilter private (private[sbbf] val
     var lo = 0
     var hi = candidates.length - 1 // the largest allowed: the fallback
     // A filter sized for its values rarely folds at all: one look settles that case.
-    if (hi > 0 && FilterEstimates.foldedFpp(this, candidates(hi - 1)) > targetFpp) lo = hi
+    if (hi > 0) {
+      if (FilterEstimates.foldedFpp(this, candidates(hi - 1)) > targetFpp) lo = hi else hi -= 1
+    }
     while (lo < hi) {
       val mid = (lo + hi) >>> 1
       if (FilterEstimates.foldedFpp(this, candidates(mid)) <= targetFpp) hi = mid else lo = mid + 1

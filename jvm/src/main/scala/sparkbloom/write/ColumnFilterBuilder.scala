@@ -15,13 +15,15 @@ import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
  * smallest that meets the fpp), which parquet-java, DuckDB, arrow-rs, ClickHouse 26.9 and
  * sparkbloom itself were tested to read (README, "Compatibility").
  *
- * Up to [[ColumnFilterBuilder.BufferedHashes]] distinct hashes are simply kept (and
- * deduplicated by [[DistinctHashes]] whenever the buffer fills). At the end, powers of two
- * need no distinct count: the filter is built at the size the buffered count asks for (it
- * bounds the distinct count) and folded like a collected one (below). Exact sizes remove
- * duplicates and size the filter from the distinct count. That is every row group of
- * modest size, at no more memory than twice the buffer (1 MiB, and as much scratch space
- * for deduplicating) and with no large filter to clear and fold.
+ * While a row group's hashes fit a buffer of [[ColumnFilterBuilder.BufferedHashes]] they
+ * are simply kept (when it fills, [[DistinctHashes]] drops duplicates; more than half of
+ * it distinct moves the row group to a filter, below). At the end, powers of two need no
+ * distinct count: the filter is built at the size the model asks for the buffered count
+ * (which bounds the distinct count) and folded like a collected one (below); only a
+ * row group whose buffer was already deduplicated is counted first, as its duplicates
+ * would otherwise size a filter far too large. Exact sizes remove duplicates and size
+ * the filter from the distinct count. Either way the memory is at most twice the buffer
+ * (1 MiB, and as much scratch space for deduplicating) plus a filter of the buffer's size.
  *
  * Beyond that, values go into a filter of `startBlocks` blocks; at the end it is folded to
  * the smallest block count that divides `startBlocks` and still meets the fpp, measured
@@ -42,7 +44,12 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
   private var buffered: Int = 0
   private val deduplicator = new DistinctHashes
   private var filter: SplitBlockBloomFilter = null
+  private var deduplicated = false
   private var bound = false
+  // An ndv hint may start the collecting filter below what the ceiling allows; a filter
+  // that then misses the fpp does so because of the hint, not the ceiling.
+  private val startLimitedByHint: Boolean =
+    startBlocks < ColumnFilterBuilder.startBlocks(column.copy(ndvHint = None), maxBytes, exactSize)
 
   /**
    * Whether the last finished filter misses the fpp because of the ceiling: its row group
@@ -67,6 +74,7 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
       hashes = java.util.Arrays.copyOf(hashes, math.min(BufferedHashes, 2 * hashes.length))
     else {
       buffered = distinctCount()
+      deduplicated = true
       if (buffered > BufferedHashes / 2) {
         filter = insertBuffered(SplitBlockBloomFilter.withBlocks(startBlocks), buffered)
         buffered = 0
@@ -79,7 +87,7 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
   /** The row group's filter, right-sized; the builder starts over for the next row group. */
   def finish(): SplitBlockBloomFilter = {
     val result =
-      if (filter != null) foldedToFpp(filter)
+      if (filter != null) foldedToFpp(filter, ceilingLimited = !startLimitedByHint)
       else if (buffered == 0) { bound = false; SplitBlockBloomFilter.withBlocks(1) }
       else if (exactSize) {
         val distinct = distinctCount()
@@ -89,14 +97,17 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
         bound = sized.numBlocks >= maxBlocks && FilterSizing.optimalNumBlocks(distinct, column.fpp) > maxBlocks
         insertBuffered(sized, distinct)
       } else {
-        // The buffered count bounds the distinct count, so a power of two sized for it meets
-        // the fpp; folding then finds the smallest power of two whose bits still meet it,
-        // which for unique keys is that same size. No hash is sorted.
-        val blocks = math.min(maxBlocks.toLong, FilterSizing.optimalPowerOfTwoBlocks(buffered, column.fpp))
-        foldedToFpp(insertBuffered(SplitBlockBloomFilter.withBlocks(blocks.toInt), buffered))
+        // The count bounds the distinct count, so a power of two sized for it meets the fpp;
+        // folding then finds the smallest power of two whose bits still meet it, which for
+        // unique keys is that same size. No hash is sorted, unless the buffer filled.
+        val count = if (deduplicated) distinctCount() else buffered
+        val wanted = FilterSizing.optimalPowerOfTwoBlocks(count, column.fpp)
+        val start = SplitBlockBloomFilter.withBlocks(math.min(maxBlocks.toLong, wanted).toInt)
+        foldedToFpp(insertBuffered(start, count), ceilingLimited = wanted > maxBlocks)
       }
     filter = null
     buffered = 0
+    deduplicated = false
     result
   }
 
@@ -106,10 +117,14 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
     target
   }
 
-  /** The smallest allowed fold of `collected` whose own bits meet the fpp; notes whether the ceiling bound it. */
-  private def foldedToFpp(collected: SplitBlockBloomFilter): SplitBlockBloomFilter = {
+  /**
+   * The smallest allowed fold of `collected` whose own bits meet the fpp. A result that
+   * misses the fpp is the largest allowed fold; the ceiling bound it when `collected` was
+   * as large as the ceiling let it be (`ceilingLimited`).
+   */
+  private def foldedToFpp(collected: SplitBlockBloomFilter, ceilingLimited: Boolean): SplitBlockBloomFilter = {
     val folded = collected.foldedToFpp(column.fpp, maxBlocks = maxBlocks)
-    bound = folded.numBlocks >= maxBlocks && FilterEstimates.fpp(folded) > column.fpp
+    bound = ceilingLimited && FilterEstimates.fpp(folded) > column.fpp
     folded
   }
 }

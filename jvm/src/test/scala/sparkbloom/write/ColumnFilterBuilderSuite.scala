@@ -142,6 +142,43 @@ class ColumnFilterBuilderSuite extends AnyFunSuite {
     }
   }
 
+  test("the ceiling-bound flag: set when the ceiling kept a filter above the fpp, on every path, and only then") {
+    def flagged(distinct: Int, copies: Int, exactSize: Boolean, ceiling: Int, col: BloomColumn = column)
+        : (Boolean, SplitBlockBloomFilter) = {
+      val rnd = new Random(distinct.toLong + ceiling)
+      val hashes = Seq.fill(distinct)(rnd.nextLong())
+      val builder = new ColumnFilterBuilder(col, ceiling, exactSize)
+      for (_ <- 1 to copies; h <- hashes) builder.insert(h)
+      val filter = builder.finish()
+      assert(hashes.forall(filter.mightContain), s"$distinct values, exact $exactSize: a hash was lost")
+      (builder.ceilingBound, filter)
+    }
+    val collected = ColumnFilterBuilder.BufferedHashes * 2
+    for (exactSize <- Seq(false, true)) {
+      // buffered (20,000 values) and collected (262,144) row groups, each at a ceiling far too small
+      for (distinct <- Seq(20000, collected)) {
+        val (bound, filter) = flagged(distinct, 1, exactSize, ceiling = 4096)
+        assert(bound && FilterEstimates.fpp(filter) > column.fpp, s"$distinct values, exact $exactSize")
+        // and at a ceiling with room to spare
+        val (roomy, fits) = flagged(distinct, 1, exactSize, ceiling = 8 << 20)
+        assert(!roomy && FilterEstimates.fpp(fits) <= column.fpp * 1.1, s"$distinct values, exact $exactSize")
+      }
+      // a hint far too low starts the collecting filter small: the fpp is missed because of
+      // the hint, so the ceiling (8 MiB) is not blamed
+      val hinted = column.copy(ndvHint = Some(1000L))
+      val (blamed, small) = flagged(collected, 1, exactSize, ceiling = 8 << 20, col = hinted)
+      assert(!blamed && FilterEstimates.fpp(small) > column.fpp, s"hinted, exact $exactSize")
+    }
+  }
+
+  test("a buffer that filled with duplicates still gets the small filter its few distinct values want") {
+    val copies = 3 * ColumnFilterBuilder.BufferedHashes / 1000 // 393 copies of 1,000 values: the buffer fills
+    val (filter, hashes) = build(1000, copies, seed = 21, exactSize = false)
+    val model = FilterSizing.optimalPowerOfTwoBlocks(1000, column.fpp)
+    assert(Seq(model / 2, model).contains(filter.numBlocks.toLong), s"${filter.numBlocks} blocks, model $model")
+    assert(hashes.forall(filter.mightContain))
+  }
+
   test("a row group without values gets the smallest filter, and the builder starts over") {
     for (exactSize <- Seq(true, false)) {
       val builder = new ColumnFilterBuilder(column, maxBytes, exactSize)
