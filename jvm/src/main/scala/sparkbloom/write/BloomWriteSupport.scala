@@ -94,6 +94,7 @@ private[sparkbloom] final class BloomWriteSupport extends ParquetWriteSupport {
         ceilingBound(path) = ceilingBound.getOrElse(path, Nil) :+ rowGroupsAttached
         CeilingBound.warnOnce(path, ceiling, c.column.fpp)
       }
+      if (c.builder.ndvHintTooLow) CeilingBound.warnHintTooLow(c.column)
     }
     rowGroupsAttached += 1
     rowsInRowGroup = 0

@@ -38,4 +38,12 @@ private[sparkbloom] object CeilingBound {
         s"misses the fpp $fpp asked for (row groups with that many distinct values need more). Raise " +
         "bloom_filter_max_bytes, or write smaller row groups (parquet.block.size); `sparkbloom.inspect` shows " +
         "which row groups (ceiling_bound)")
+
+  /** The other limit a filter can miss its fpp by: an ndv hint far below a row group's distinct values. */
+  def warnHintTooLow(column: BloomColumn): Unit =
+    WarnOnce(log, s"ndv|${column.dottedPath}|${column.ndvHint}|${column.fpp}",
+      s"sparkbloom: the Bloom filter of column '${column.dottedPath}' misses the fpp ${column.fpp} asked for: " +
+        s"a row group holds far more distinct values than its bloom_filter_ndv hint " +
+        s"(${column.ndvHint.getOrElse("none")}), which bounds the filter's size. Raise the hint or leave it out " +
+        "(sparkbloom sizes filters from the values themselves); `sparkbloom.inspect` shows each filter's estimated_fpp")
 }

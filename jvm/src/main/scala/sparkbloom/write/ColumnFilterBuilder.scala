@@ -46,6 +46,7 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
   private var filter: SplitBlockBloomFilter = null
   private var deduplicated = false
   private var bound = false
+  private var hintTooLow = false
   // An ndv hint may start the collecting filter below what the ceiling allows; a filter
   // that then misses the fpp does so because of the hint, not the ceiling.
   private val startLimitedByHint: Boolean =
@@ -56,6 +57,12 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
    * had more distinct values than the ceiling's filter can hold at that fpp.
    */
   def ceilingBound: Boolean = bound
+
+  /**
+   * Whether the last finished filter misses the fpp because the ndv hint started its
+   * collecting filter small: its row group had far more distinct values than the hint.
+   */
+  def ndvHintTooLow: Boolean = hintTooLow
 
   def insert(hash: Long): Unit =
     if (filter != null) filter.insert(hash)
@@ -87,14 +94,16 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
   /** The row group's filter, right-sized; the builder starts over for the next row group. */
   def finish(): SplitBlockBloomFilter = {
     val result =
-      if (filter != null) foldedToFpp(filter, ceilingLimited = !startLimitedByHint)
-      else if (buffered == 0) { bound = false; SplitBlockBloomFilter.withBlocks(1) }
+      if (filter != null)
+        foldedToFpp(filter, ceilingLimited = !startLimitedByHint, hintLimited = startLimitedByHint)
+      else if (buffered == 0) { bound = false; hintTooLow = false; SplitBlockBloomFilter.withBlocks(1) }
       else if (exactSize) {
         val distinct = distinctCount()
         val ceiling = maxBlocks * SplitBlockBloomFilter.BytesPerBlock
         val sized = SplitBlockBloomFilter.forDistinctValues(distinct, column.fpp, maxBytes = ceiling)
         // Below the ceiling the size met the fpp; only a filter at it may be bound by it.
         bound = sized.numBlocks >= maxBlocks && FilterSizing.optimalNumBlocks(distinct, column.fpp) > maxBlocks
+        hintTooLow = false
         insertBuffered(sized, distinct)
       } else {
         // The count bounds the distinct count, so a power of two sized for it meets the fpp;
@@ -103,7 +112,7 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
         val count = if (deduplicated) distinctCount() else buffered
         val wanted = FilterSizing.optimalPowerOfTwoBlocks(count, column.fpp)
         val start = SplitBlockBloomFilter.withBlocks(math.min(maxBlocks.toLong, wanted).toInt)
-        foldedToFpp(insertBuffered(start, count), ceilingLimited = wanted > maxBlocks)
+        foldedToFpp(insertBuffered(start, count), ceilingLimited = wanted > maxBlocks, hintLimited = false)
       }
     filter = null
     buffered = 0
@@ -119,12 +128,16 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
 
   /**
    * The smallest allowed fold of `collected` whose own bits meet the fpp. A result that
-   * misses the fpp is the largest allowed fold; the ceiling bound it when `collected` was
-   * as large as the ceiling let it be (`ceilingLimited`).
+   * misses the fpp is the largest allowed fold, kept small by what limited `collected`:
+   * the ceiling (`ceilingLimited`: it was as large as the ceiling let it be) or the ndv
+   * hint (`hintLimited`).
    */
-  private def foldedToFpp(collected: SplitBlockBloomFilter, ceilingLimited: Boolean): SplitBlockBloomFilter = {
+  private def foldedToFpp(
+      collected: SplitBlockBloomFilter, ceilingLimited: Boolean, hintLimited: Boolean): SplitBlockBloomFilter = {
     val folded = collected.foldedToFpp(column.fpp, maxBlocks = maxBlocks)
-    bound = ceilingLimited && FilterEstimates.fpp(folded) > column.fpp
+    val missed = (ceilingLimited || hintLimited) && FilterEstimates.fpp(folded) > column.fpp
+    bound = missed && ceilingLimited
+    hintTooLow = missed && hintLimited
     folded
   }
 }

@@ -143,6 +143,7 @@ class ColumnFilterBuilderSuite extends AnyFunSuite {
   }
 
   test("the ceiling-bound flag: set when the ceiling kept a filter above the fpp, on every path, and only then") {
+    var hintBlamed = false
     def flagged(distinct: Int, copies: Int, exactSize: Boolean, ceiling: Int, col: BloomColumn = column)
         : (Boolean, SplitBlockBloomFilter) = {
       val rnd = new Random(distinct.toLong + ceiling)
@@ -151,6 +152,7 @@ class ColumnFilterBuilderSuite extends AnyFunSuite {
       for (_ <- 1 to copies; h <- hashes) builder.insert(h)
       val filter = builder.finish()
       assert(hashes.forall(filter.mightContain), s"$distinct values, exact $exactSize: a hash was lost")
+      hintBlamed = builder.ndvHintTooLow
       (builder.ceilingBound, filter)
     }
     val collected = ColumnFilterBuilder.BufferedHashes * 2
@@ -158,16 +160,22 @@ class ColumnFilterBuilderSuite extends AnyFunSuite {
       // buffered (20,000 values) and collected (262,144) row groups, each at a ceiling far too small
       for (distinct <- Seq(20000, collected)) {
         val (bound, filter) = flagged(distinct, 1, exactSize, ceiling = 4096)
-        assert(bound && FilterEstimates.fpp(filter) > column.fpp, s"$distinct values, exact $exactSize")
+        assert(bound && !hintBlamed && FilterEstimates.fpp(filter) > column.fpp, s"$distinct values, exact $exactSize")
         // and at a ceiling with room to spare
         val (roomy, fits) = flagged(distinct, 1, exactSize, ceiling = 8 << 20)
-        assert(!roomy && FilterEstimates.fpp(fits) <= column.fpp * 1.1, s"$distinct values, exact $exactSize")
+        assert(!roomy && !hintBlamed && FilterEstimates.fpp(fits) <= column.fpp * 1.1, s"$distinct, exact $exactSize")
       }
       // a hint far too low starts the collecting filter small: the fpp is missed because of
-      // the hint, so the ceiling (8 MiB) is not blamed
+      // the hint, which is blamed instead of the ceiling (8 MiB)
       val hinted = column.copy(ndvHint = Some(1000L))
       val (blamed, small) = flagged(collected, 1, exactSize, ceiling = 8 << 20, col = hinted)
-      assert(!blamed && FilterEstimates.fpp(small) > column.fpp, s"hinted, exact $exactSize")
+      assert(!blamed && hintBlamed && FilterEstimates.fpp(small) > column.fpp, s"hinted, exact $exactSize")
+      // a right hint is blamed for nothing
+      val (rightHint, meets) = flagged(collected, 1, exactSize, ceiling = 8 << 20,
+        col = column.copy(ndvHint = Some(
+          collected.toLong)))
+      assert(!rightHint && !hintBlamed && FilterEstimates.fpp(meets) <= column.fpp * 1.1,
+        s"right hint, exact $exactSize")
     }
   }
 
