@@ -49,7 +49,7 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
   private var hintTooLow = false
   // An ndv hint may start the collecting filter below what the ceiling allows; a filter
   // that then misses the fpp does so because of the hint, not the ceiling.
-  private val startLimitedByHint: Boolean =
+  private val startLimitedByHint: Boolean = column.ndvHint.isDefined &&
     startBlocks < ColumnFilterBuilder.startBlocks(column.copy(ndvHint = None), maxBytes, exactSize)
 
   /**
