@@ -119,13 +119,9 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
       }
   }
 
-  /**
-   * Whether a split reads nothing, asked as if its scan shares row groups: a split that reads
-   * nothing then reads nothing without sharing either (a row group whose midpoint it holds
-   * gives it a share too), and the reader decides whether to share only later.
-   */
+  /** Whether a split of a judged file reads nothing ([[RowGroupSelection.readsNothing]]). */
   private def readsNothing(file: PartitionedFile): Boolean =
-    RowGroupSelection.in(file).exists(_.rangesWithin(file.start, file.length, sharing = true).isEmpty)
+    RowGroupSelection.in(file).exists(_.readsNothing(file.start, file.length))
 
   private def report(): Unit = stats.foreach { s =>
     PruningMetrics.all.foreach(m => metrics(m.name()).set(m.valueOf(s)))

@@ -68,6 +68,17 @@ private[sparkbloom] final case class RowGroupSelection(midpoints: Array[Long], k
   }
 
   /**
+   * Whether the split `[splitStart, splitStart + splitLength)` reads nothing, so its task may be
+   * dropped on the driver: nothing whether or not its scan shares row groups, which only the
+   * reader decides. Sharing alone is not enough: a split can hold a row group's midpoint while
+   * its bytes give it no row of it (a row larger than the split), so it reads nothing when
+   * sharing but the whole row group when not.
+   */
+  def readsNothing(splitStart: Long, splitLength: Long): Boolean =
+    rangesWithin(splitStart, splitLength, sharing = true).isEmpty &&
+      rangesWithin(splitStart, splitLength, sharing = false).isEmpty
+
+  /**
    * The rows this split reads of each kept row group it reads when sharing, by the row
    * group's first row in the file: of a shared one, `[from, until)` from the bytes it holds;
    * of the others, all (the task checks that it reads no row group it was not given).

@@ -157,6 +157,35 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
     }
   }
 
+  test("rows larger than a split: the split holding a row group's midpoint reads it when the scan does not share") {
+    // three rows of 3 MB in one uncompressed row group over 1 MB splits: the split holding the
+    // midpoint gets no row of it when sharing, so the driver must not drop its task, or a scan
+    // that does not share (decided by the reader) loses every row
+    val path = Files.createTempDirectory("sparkbloom-share-wide").toString + "/t"
+    spark.range(0, 3, 1, 1)
+      .select((col("id") * 7 + 1).as("k"), repeat(col("id").cast("string"), 3 * 1024 * 1024).as("wide"))
+      .coalesce(1)
+      .write.option("compression", "none").option("bloom_filter_columns", "k").parquet(path)
+    assert(rowGroupsOf(path).size == 1 && splitsOf(path).size >= 8)
+    val queries: Seq[DataFrame => DataFrame] =
+      Seq(1L, 8L, 15L).map(k => (df: DataFrame) => df.where(col("k") === k).select(col("k"), length(col("wide"))))
+    Seq(
+      "spark.sql.parquet.enableVectorizedReader" -> "false",
+      "spark.sql.files.ignoreCorruptFiles" -> "true",
+      "spark.sql.sources.useV1SourceList" -> "",
+      "spark.sparkbloom.pruning.rows" -> "false",
+      // sharing: the row is read by the split its bytes give it to
+      "spark.sparkbloom.enabled" -> "true").foreach { setting =>
+      withConf(setting) {
+        queries.foreach { query =>
+          val expected = truth(path, query)
+          assert(expected.size == 1)
+          assert(sorted(query(spark.read.parquet(path))) == expected, setting.toString)
+        }
+      }
+    }
+  }
+
   test("a shared row group and one whose rows cannot be skipped, read by one split") {
     // parquet v2: strings that outgrow the dictionary fall back to DELTA_BYTE_ARRAY, which
     // sparkbloom never asks Spark's reader to skip rows in; the first three quarters' strings stay
@@ -236,11 +265,14 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
           assert(shares.head.from == 0 && shares.last.until == e.rows, label)
         }
       }
-      // a split reading nothing when sharing (a task dropped on the driver) holds no kept row group's midpoint
+      // a split that reads nothing (its task dropped on the driver) reads nothing whether the scan
+      // shares or not: it holds no kept row group's midpoint and gets no share of one
       splits.foreach { case (s, e) =>
-        if (selection.rangesWithin(s, e - s, sharing = true).isEmpty)
+        if (selection.readsNothing(s, e - s)) {
           assert(extents.indices.forall(i => !keep(i) || extents(i).midpoint < s || extents(i).midpoint >= e),
             s"trial $trial")
+          assert(selection.rowShares(s, e - s).isEmpty, s"trial $trial")
+        }
       }
     }
   }
