@@ -133,6 +133,28 @@ def test_case_insensitive_names_and_files_with_own_filters(spark: SparkSession, 
         spark.conf.unset("spark.sql.caseSensitive")
 
 
+def test_names_equal_only_by_unicode_case_folding_are_other_columns(spark: SparkSession, tmp_path: Path) -> None:
+    # Spark matches names ignoring case by lower-casing them: the long s (U+017F) is not `s`,
+    # though Java's equalsIgnoreCase says it is. Indexed alone, it must never answer for `s`.
+    path = str(tmp_path / "long_s")
+    long_s = "\u017f"
+    spark.range(1000).select((F.col("id") + 1_000_000).alias(long_s), F.col("id").alias("s")).coalesce(1).write.parquet(
+        path
+    )
+    spark.conf.set("spark.sql.caseSensitive", "true")  # ignoring case, `s` and the long s are one name to build
+    try:
+        sparkbloom.build_index(spark, path, [long_s])
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")
+    # renamed by position: the scan's filter is on the file's column `s`
+    count = spark.read.parquet(path).toDF("x", "v").where("v = 5").count()
+    assert count == 1, sparkbloom.last_pruning(spark)
+    count, stats = lookup(spark, path, f"`{long_s}` = 1000005")
+    assert count == 1 and stats["files_covered_by_index"] == 1, stats
+    count, stats = lookup(spark, path, f"`{long_s}` = 5")
+    assert count == 0 and stats["files_skipped_by_index"] == 1, stats
+
+
 def wait_covered(spark: SparkSession, path: str, files: int) -> dict[str, object]:
     deadline = time.monotonic() + 120
     while True:

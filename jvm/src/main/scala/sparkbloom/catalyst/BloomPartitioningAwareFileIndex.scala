@@ -24,7 +24,8 @@ private[sparkbloom] final class BloomPartitioningAwareFileIndex(
     extends PartitioningAwareFileIndex(session, options, None) {
 
   val pruner = new ListingPruner(session, options, selectRowGroups, fileColumns,
-    () => ListingPruner.indexRoots(delegate.rootPaths, delegate.partitionSchema.size))
+    () => ListingPruner.indexRoots(delegate.rootPaths, delegate.partitionSchema.size),
+    () => delegate.partitionSchema.fieldNames.toSeq)
 
   override def listFiles(partitionFilters: Seq[Expression], dataFilters: Seq[Expression]): Seq[PartitionDirectory] =
     pruner.prune(partitionFilters, dataFilters)(delegate.listFiles(partitionFilters, dataFilters))

@@ -24,7 +24,8 @@ private[sparkbloom] final class BloomPruningFileIndex(
     extends FileIndex {
 
   val pruner = new ListingPruner(session, options, selectRowGroups, fileColumns,
-    () => if (useTableIndex) ListingPruner.indexRoots(delegate.rootPaths, delegate.partitionSchema.size) else Nil)
+    () => if (useTableIndex) ListingPruner.indexRoots(delegate.rootPaths, delegate.partitionSchema.size) else Nil,
+    () => delegate.partitionSchema.fieldNames.toSeq)
 
   override def rootPaths: Seq[Path] = delegate.rootPaths
   override def inputFiles: Array[String] = delegate.inputFiles

@@ -2,11 +2,12 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
+import java.util.Locale
 import java.util.concurrent.TimeUnit
 
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionSet}
+import org.apache.spark.sql.catalyst.expressions.{And, Expression, ExpressionSet}
 import org.apache.spark.sql.execution.datasources.PartitionDirectory
 import org.apache.spark.sql.internal.SQLConf
 
@@ -56,6 +57,22 @@ private object ListingPruner {
       TaskReaders.forFiles(listing.iterator.flatMap(_.files).map(_.metadata.contains(RowGroupSelection.MetadataKey)))
   }
 
+  /**
+   * The conjuncts of `dataFilters` that name no partition column. Spark's V2 scans keep a
+   * conjunct mixing partition and data columns (`p = 1 OR id = 5`) among their data filters,
+   * but a partition column's values come from the directory, never from a column of that name
+   * a file may hold, so no such conjunct is judged. Names are compared ignoring case: leaving
+   * out more than needed only reads more.
+   */
+  def onDataColumns(dataFilters: Seq[Expression], partitionColumns: Seq[String]): Seq[Expression] = {
+    val partitions = partitionColumns.map(_.toLowerCase(Locale.ROOT)).toSet
+    def conjuncts(e: Expression): Seq[Expression] = e match {
+      case And(left, right) => conjuncts(left) ++ conjuncts(right)
+      case other => Seq(other)
+    }
+    dataFilters.flatMap(conjuncts).filterNot(_.references.exists(a => partitions(a.name.toLowerCase(Locale.ROOT))))
+  }
+
   /** Where a scan's table index may be: at or above each root of its listing. */
   def indexRoots(rootPaths: Seq[Path], partitionDepth: Int): Seq[Path] =
     rootPaths.flatMap(IndexLayout.candidateRoots(_, partitionDepth)).distinct
@@ -66,7 +83,8 @@ private[sparkbloom] final class ListingPruner(
     options: Map[String, String],
     selectRowGroups: Boolean,
     fileColumns: FileColumns,
-    indexRoots: () => Seq[Path]) {
+    indexRoots: () => Seq[Path],
+    partitionColumns: () => Seq[String]) {
   import ListingPruner.{Listed, RebaseModeOption}
 
   @volatile private var last: Option[Listed] = None
@@ -120,7 +138,8 @@ private[sparkbloom] final class ListingPruner(
       dataFilters: Seq[Expression],
       keys: JoinKeys.Runtime): (Seq[PartitionDirectory], PruningStats) = {
     val conf = session.sessionState.conf
-    val predicate = (PointPredicate.fromFilters(dataFilters).toSeq ++ keys.predicate) match {
+    val predicate = (PointPredicate.fromFilters(ListingPruner.onDataColumns(dataFilters, partitionColumns()))
+      .toSeq ++ keys.predicate) match {
       case Seq() => None
       case Seq(single) => Some(single)
       case both => Some(PointPredicate.All(both))

@@ -96,7 +96,8 @@ private[sparkbloom] object LiteralProbe {
     def stored(value: Option[BigInteger], fits: BigInteger => Boolean): Stored =
       value.filter(fits).map(v => Seq(if (bits == 32) Int.box(v.intValue) else Long.box(v.longValue)))
     annotation match {
-      case d: DecimalLogicalTypeAnnotation => stored(unscaled(literalType, literal, d.getScale), fitsSigned(_, bits))
+      case d: DecimalLogicalTypeAnnotation =>
+        stored(storedDecimal(literalType, literal, d.getScale), fitsSigned(_, bits))
       case i: IntLogicalTypeAnnotation if readsExactly(literalType, literal, i.getBitWidth, i.isSigned) =>
         stored(integral(literalType, literal), fitsInt(_, i.getBitWidth, i.isSigned))
       case null if readsExactly(literalType, literal, bits, signed = true) =>
@@ -165,7 +166,7 @@ private[sparkbloom] object LiteralProbe {
   private def fixedLen(annotation: LogicalTypeAnnotation, width: Int, literalType: DataType, literal: Any): Stored =
     annotation match {
       case d: DecimalLogicalTypeAnnotation =>
-        unscaled(literalType, literal, d.getScale).flatMap(DecimalBytes.fixedWidth(_, width))
+        storedDecimal(literalType, literal, d.getScale).flatMap(DecimalBytes.fixedWidth(_, width))
           .map(b => Seq(Binary.fromConstantByteArray(b)))
       case null | _: UUIDLogicalTypeAnnotation =>
         bytesOf(literalType, literal).filter(_.length == width)
@@ -197,6 +198,19 @@ private[sparkbloom] object LiteralProbe {
       else Some(new JBigDecimal(d).toBigIntegerExact)
     case _ => None
   }
+
+  /**
+   * The unscaled value a decimal column of `scale` stores for a literal of the type Spark reads
+   * it as. Only a decimal read at the file's scale or a larger one returns each stored value
+   * exactly: read as a whole number, Spark returns the unscaled value itself (1.23 reads as
+   * 123), and read at a smaller scale its row reader rounds (1.2345 reads as 1.23), so one
+   * literal names stored values this cannot.
+   */
+  private def storedDecimal(literalType: DataType, literal: Any, scale: Int): Option[BigInteger] =
+    literalType match {
+      case d: DecimalType if d.scale >= scale => unscaled(literalType, literal, scale)
+      case _ => None
+    }
 
   /** The literal's unscaled value at `scale`, when the literal is a number exact at that scale. */
   private def unscaled(literalType: DataType, literal: Any, scale: Int): Option[BigInteger] = {

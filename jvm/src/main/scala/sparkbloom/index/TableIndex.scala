@@ -163,7 +163,8 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
             column.shapes.map { shape =>
               val named = shape.fileColumn.nonEmpty &&
                 (if (caseSensitive) shape.fileColumn == dotted
-                 else !shape.ambiguousCase && shape.fileColumn.equalsIgnoreCase(dotted))
+                 else !shape.ambiguousCase &&
+                 shape.fileColumn.toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT))
               if (!named) None else Some(unitsOf(s, c, column, primitiveTypeOf(shape.primitiveType), in))
             }
           }

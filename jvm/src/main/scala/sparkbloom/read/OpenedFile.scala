@@ -28,7 +28,11 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
 
   private lazy val key = cache.map(c => FileKey.of(status, c.scope))
   private lazy val input = HadoopInputFile.fromStatus(status, hadoopConf)
-  private lazy val readOptions = HadoopReadOptions.builder(hadoopConf, status.getPath).build()
+  // Never the deprecated signed-order string min/max a reader may opt into for old files
+  // (parquet.strings.signed-min-max.enabled): the footer is cached for every later read, which
+  // did not opt in, and they can rule out strings outside ASCII that the file holds.
+  private lazy val readOptions =
+    HadoopReadOptions.builder(hadoopConf, status.getPath).useSignedStringMinMax(false).build()
   private var opened: SeekableInputStream = _
   private var decrypting: ParquetFileReader = _
   private var bytesRead = 0L

@@ -86,4 +86,50 @@ class NamesAndTypesSuite extends AnyFunSuite with SparkSessionSuite {
       assert(blocks() == expected)
     } finally spark.conf.unset("spark.sql.files.maxPartitionBytes")
   }
+
+  /** What a query returns, or that it fails: sparkbloom must not change either. */
+  private def outcome(rows: => Seq[String]): Either[String, Seq[String]] =
+    try Right(rows)
+    catch { case _: Exception => Left("failed") }
+
+  test("a decimal column read as a whole number or at a smaller scale is never judged by a rescaled literal") {
+    // INT32, INT64 and FIXED_LEN_BYTE_ARRAY decimals. Read as a whole number Spark returns the
+    // unscaled value (1.2345 reads as 12345); the row reader rounds a read at a smaller scale
+    // (1.2345 reads as 1.23): a literal then names stored values other than its rescaled self.
+    var matched = 0
+    Seq(9, 18, 30).foreach { precision =>
+      val path = dir(s"decimal$precision")
+      spark.range(0, 10, 1, 1).select(lit("1.2345").cast(s"decimal($precision,4)").as("d"))
+        .write.option("bloom_filter_columns", "d").parquet(path)
+      val reads = Seq("d int" -> lit(12345), "d bigint" -> lit(12345L),
+        s"d decimal(${precision - 2},2)" -> lit(BigDecimal("1.23")).cast(s"decimal(${precision - 2},2)"))
+      for ((schema, literal) <- reads; vectorized <- Seq("true", "false")) {
+        spark.conf.set("spark.sql.parquet.enableVectorizedReader", vectorized)
+        try {
+          def rows() = spark.read.schema(schema).parquet(path).where(col("d") === literal).collect().map(_.toString)
+          val expected = vanilla(outcome(rows().toSeq))
+          assert(outcome(rows().toSeq) == expected, s"decimal($precision,4) read as $schema, vectorized $vectorized")
+          if (expected.exists(_.nonEmpty)) matched += 1
+        } finally spark.conf.unset("spark.sql.parquet.enableVectorizedReader")
+      }
+    }
+    assert(matched >= 2, "Spark reads some of these as the unscaled or the rounded value")
+  }
+
+  test("a conjunct naming a partition column is never judged, also where a V2 scan keeps it among data filters") {
+    // the file holds a column named like the partition column, with other values: Spark reads
+    // the partition's value from the directory, so every row has p = 1
+    val path = dir("partition-or")
+    spark.range(100, 200, 1, 1).select(col("id"), lit(7).as("p"))
+      .write.option("bloom_filter_columns", "id,p").parquet(path + "/p=1")
+    for (v1List <- Seq("parquet", ""); where <- Seq("p = 1 OR id = 5", "(p = 1 OR id = 5) AND id > 0")) {
+      spark.conf.set("spark.sql.sources.useV1SourceList", v1List)
+      try {
+        def rows() = spark.read.parquet(path).where(where).collect().map(_.toString).sorted.toSeq
+        val expected = vanilla(rows())
+        assert(expected.size == 100)
+        assert(rows() == expected, s"$where, V1 sources '$v1List'")
+      } finally spark.conf.unset("spark.sql.sources.useV1SourceList")
+    }
+  }
 }

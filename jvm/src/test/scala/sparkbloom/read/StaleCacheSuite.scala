@@ -9,7 +9,7 @@ import org.apache.hadoop.fs.{EtagSource, FileStatus, Path}
 import org.apache.spark.sql.functions._
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.{ParquetFiles, SparkSessionSuite}
+import sparkbloom.{ParquetFiles, ParquetFooters, SparkSessionSuite}
 
 /**
  * A file rewritten in place with the same length and modification time (object stores
@@ -26,8 +26,8 @@ class StaleCacheSuite extends AnyFunSuite with SparkSessionSuite {
   private val replacement = 1000002L
 
   /** A one-file table holding `present`, and a file of the same length holding `replacement`. */
-  private def twoFiles(): (String, File, File) = {
-    val base = Files.createTempDirectory("sparkbloom-stale").toString
+  private def twoFiles(prefix: String = "sparkbloom-stale"): (String, File, File) = {
+    val base = Files.createTempDirectory(prefix).toString
     def one(value: Long, dir: String): File = {
       spark.range(0, 1, 1, 1).select(lit(value).as("id"))
         .write.option("bloom_filter_columns", "id").option("compression", "uncompressed").parquet(dir)
@@ -79,6 +79,42 @@ class StaleCacheSuite extends AnyFunSuite with SparkSessionSuite {
     rewrite(target2, other2, anHourAgo)
     spark.sql("CLEAR CACHE")
     assert(count(path2) == 1)
+  }
+
+  test("REFRESH TABLE drops them where the table's location has characters a URI escapes") {
+    val (path, target, other) = twoFiles("sparkbloom stale")
+    assert(path.contains(" "))
+    spark.sql(s"CREATE TABLE stale_spaced USING parquet LOCATION '$path'")
+    val query = s"SELECT count(*) FROM stale_spaced WHERE id = $replacement"
+    assert(target.setLastModified(anHourAgo))
+    assert(spark.sql(query).head().getLong(0) == 0)
+    rewrite(target, other, anHourAgo)
+    spark.sql("REFRESH TABLE stale_spaced")
+    assert(spark.sql(query).head().getLong(0) == 1)
+  }
+
+  test("a footer read by a reader opting into signed string statistics does not prune reads that did not") {
+    // a parquet-mr 1.8 footer: only the deprecated min/max, in signed byte order, so "é" (0xC3A9)
+    // sorts below "a"; parquet-java ignores them unless a read sets
+    // parquet.strings.signed-min-max.enabled, and the footer is cached for every later read
+    val path = Files.createTempDirectory("sparkbloom-signed").toString + "/t"
+    spark.createDataFrame(Seq(Tuple1("a"), Tuple1("\u00e9"))).toDF("s").coalesce(1).write.parquet(path)
+    val file = ParquetFiles.dataFiles(path).head
+    ParquetFooters.rewrite(file) { meta =>
+      meta.setCreated_by("parquet-mr version 1.8.1 (build 4aba4dae7bb0d4edbcf7923ae1339f28fd3f7fcf)")
+      meta.unsetColumn_orders()
+      meta.getRow_groups.forEach(_.getColumns.forEach { chunk =>
+        val stats = chunk.getMeta_data.getStatistics
+        stats.unsetMin_value()
+        stats.unsetMax_value()
+        stats.setMin("\u00e9".getBytes("UTF-8"))
+        stats.setMax("a".getBytes("UTF-8"))
+      })
+    }
+    assert(file.setLastModified(anHourAgo))
+    spark.read.option("parquet.strings.signed-min-max.enabled", "true").parquet(path).where(col("s") === "zz").count()
+    assert(spark.read.parquet(path).where(col("s") === "a").count() == 1)
+    assert(spark.newSession().read.parquet(path).where(col("s") === "a").count() == 1)
   }
 
   test("a file rewritten within the same clock second, with no refresh at all, is judged by its new footer") {
