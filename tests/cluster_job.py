@@ -62,7 +62,20 @@ def main(root: str) -> None:
     findings["join_pruning"] = sparkbloom.last_pruning(spark)
     findings["join_broadcast"] = "BroadcastHashJoin" in joined._jdf.queryExecution().executedPlan().toString()
 
-    # 3. an executor killed during a write; the retried job's output must be complete
+    # 3. footers probed by a job on the executors (listings above the threshold), whose caches
+    # follow the driver's invalidations and budget
+    spark.conf.set("spark.sparkbloom.pruning.executorProbingAbove", "2")
+    findings["probed_present"] = spark.read.parquet(path).where(F.col("s") == "v4242").count()
+    findings["probed_pruning"] = sparkbloom.last_pruning(spark)
+    spark.sql(f"REFRESH '{path}'")
+    findings["probed_after_refresh"] = spark.read.parquet(path).where(F.col("k") == 77).count()
+    spark.conf.set("spark.sparkbloom.cache.maxBytes", "0")
+    findings["probed_uncached"] = spark.read.parquet(path).where(F.col("k") == -5).count()
+    findings["probed_uncached_pruning"] = sparkbloom.last_pruning(spark)
+    spark.conf.unset("spark.sparkbloom.cache.maxBytes")
+    spark.conf.unset("spark.sparkbloom.pruning.executorProbingAbove")
+
+    # 4. an executor killed during a write; the retried job's output must be complete
     killed: dict[str, object] = {"ok": False}
 
     def kill_one_executor() -> None:

@@ -26,6 +26,9 @@ def test_local_cluster_write_prune_join_and_executor_loss(tmp_path: Path) -> Non
     assert found["join_pruning"]["join_keys"] == 20
     # the 20 keys (0 to 133) all lie in the first of 8 files (spark.range writes ranges)
     assert found["join_pruning"]["files_skipped"] == 7
+    assert found["probed_present"] == 1 and found["probed_after_refresh"] == 1 and found["probed_uncached"] == 0
+    assert found["probed_pruning"]["files_skipped"] >= found["probed_pruning"]["files_total"] - 2
+    assert found["probed_uncached_pruning"]["files_skipped"] == 8
     assert found["killed"], "no executor was killed during the write"
     assert found["retried_rows"] == found["retried_distinct"] == 200_000
     assert found["retried_lookup"] == 1

@@ -169,7 +169,7 @@ private[sparkbloom] final class ListingPruner(
       if (ExecutorProbing.wanted(toOpen.size, SparkBloomConf.executorProbingAbove(conf), hadoopConf)) {
         try {
           ExecutorProbing.judge(session, hadoopConf, toOpen.map(files), inFiles.get, conf.caseSensitiveAnalysis,
-            legacyCalendarInRead(conf), SparkBloomConf.parallelism(conf))
+            legacyCalendarInRead(conf), SparkBloomConf.parallelism(conf), SparkBloomConf.cacheMaxBytes(conf))
         } catch {
           // a failed or cancelled probing job costs the pruning, not the query
           case scala.util.control.NonFatal(e) =>

@@ -4,6 +4,7 @@ package sparkbloom.read
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.spark.SparkEnv
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.util.SerializableConfiguration
 
@@ -16,6 +17,9 @@ import sparkbloom.predicate.PointPredicate
  * the driver's memory grows with the verdicts, not with footers or filters.
  */
 private[sparkbloom] object ExecutorProbing {
+
+  /** The executor id of tasks run in the driver's JVM (Spark's `SparkContext.DRIVER_IDENTIFIER`, private to Spark). */
+  private val DriverExecutorId = "driver"
 
   /** Files per task: enough to keep a task's probing threads busy, few enough to spread. */
   private val FilesPerTask = 2000
@@ -31,10 +35,12 @@ private[sparkbloom] object ExecutorProbing {
       predicate: PointPredicate,
       caseSensitive: Boolean,
       legacyCalendarSession: Boolean,
-      parallelism: Int): (IndexedSeq[FileVerdict], Long) = {
+      parallelism: Int,
+      cacheMaxBytes: Long): (IndexedSeq[FileVerdict], Long) = {
     val sc = session.sparkContext
     val conf = new SerializableConfiguration(hadoopConf)
     val described = files.map(f => (f.getPath.toString, f.getLen, f.getModificationTime))
+    val invalidations = ProbeCache.shared.invalidations
     val tasks = math.max(1, math.min(files.size / FilesPerTask + 1, sc.defaultParallelism * 4))
     val previous = sc.getLocalProperty("spark.job.description")
     sc.setJobDescription(s"sparkbloom: probing the footers of ${files.size} files")
@@ -45,6 +51,10 @@ private[sparkbloom] object ExecutorProbing {
             new FileStatus(length, false, 0, 0, mtime, new Path(path))
           }
             .toIndexedSeq
+          // In the driver's JVM (local mode) the cache is the driver's own, already current.
+          if (SparkEnv.get.executorId != DriverExecutorId) {
+            ProbeCache.shared.followDriver(invalidations, cacheMaxBytes)
+          }
           // No decryption keys travel: the driver probes itself when a crypto factory is set.
           val pruner =
             new FilePruner(conf.value, ProbeCache.shared, "", caseSensitive, legacyCalendarSession, parallelism)

@@ -59,6 +59,26 @@ private[sparkbloom] final class ProbeCache(initialMaxBytes: Long) {
 
   def clear(): Unit = synchronized { entries.clear(); usedBytes = 0; generation += 1 }
 
+  /** Invalidations so far (`REFRESH`, `CLEAR CACHE`): what an executor's cache follows. */
+  def invalidations: Long = synchronized(generation)
+
+  /** The driver's invalidation count this cache last followed ([[followDriver]]). */
+  private var followed = 0L
+
+  /**
+   * An executor's cache ([[ExecutorProbing]]) after the driver's: the SQL invalidations reach
+   * only the driver's cache, so an executor's drops everything once the driver's count has
+   * moved since it last looked (invalidations are rare), and takes the driver's budget (0
+   * turns caching off there too).
+   */
+  def followDriver(driverInvalidations: Long, driverMaxBytes: Long): Unit = synchronized {
+    if (followed != driverInvalidations) {
+      clear()
+      followed = driverInvalidations
+    }
+    resize(driverMaxBytes)
+  }
+
   private def getOrLoad(key: Key, load: => Entry): Entry = {
     if (!settled(key.file)) return load
     val (cached, loadedIn) = synchronized((entries.get(key), generation))

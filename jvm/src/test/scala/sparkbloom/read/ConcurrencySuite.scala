@@ -53,4 +53,26 @@ class ConcurrencySuite extends AnyFunSuite with SparkSessionSuite {
     cache.resize(100)
     assert(cache.sizeInBytes <= 100)
   }
+
+  test("an executor's cache drops everything once the driver's was invalidated, and takes its budget") {
+    val driver = new ProbeCache(1 << 20)
+    val executor = new ProbeCache(1 << 20)
+    var loads = 0
+    def lookUp(): Unit = executor.filter(FileKey("f", 1, 1), 0, "c") { loads += 1; FilterLookup.Missing }
+    def followAndLookUp(): Unit = { executor.followDriver(driver.invalidations, 1 << 20); lookUp() }
+    followAndLookUp()
+    followAndLookUp()
+    assert(loads == 1, "no invalidation: the executor keeps its entries")
+    driver.invalidate("/some/table")
+    followAndLookUp()
+    followAndLookUp()
+    assert(loads == 2, "one invalidation on the driver: the executor reads once more, then keeps it")
+    driver.clear()
+    followAndLookUp()
+    assert(loads == 3)
+    executor.followDriver(driver.invalidations, 0)
+    lookUp()
+    lookUp()
+    assert(loads == 5 && executor.sizeInBytes == 0, "a budget of 0 on the driver turns the executor's cache off")
+  }
 }
