@@ -112,13 +112,23 @@ object Inspection {
       }
     }
 
-  /** A value given as text, cast to the type of the file column it is probed in. */
+  /**
+   * A value given as text, cast to the type of the file column it is probed in; a number
+   * probed in a decimal column, as the column's decimal when it is one exactly (a value, not a
+   * type Spark reads the column as: see [[LiteralProbe]]).
+   */
   private def castText(literal: Literal, column: PrimitiveType, name: String, timeZone: String): Literal =
     (literal.dataType, LiteralProbe.textCastType(column)) match {
       case (StringType, Some(target)) if literal.value != null =>
         val cast = Try(Cast(literal, target, Some(timeZone)).eval()).toOption.flatMap(Option(_))
         Literal(cast.getOrElse(throw new SparkBloomException(
               s"'${literal.value}' cannot be probed in column '$name': it is not a ${target.simpleString}")), target)
+      case (_: DecimalType | ByteType | ShortType | IntegerType | LongType, Some(target: DecimalType))
+          if literal.value != null =>
+        val exact = Try(new java.math.BigDecimal(literal.value.toString)
+            .setScale(target.scale, java.math.RoundingMode.UNNECESSARY)).toOption
+          .filter(_.precision <= target.precision)
+        exact.fold(literal)(d => Literal(Decimal(d, target.precision, target.scale), target))
       case _ => literal
     }
 

@@ -3,11 +3,14 @@
 package sparkbloom.catalyst
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, Expression, KnownFloatingPointNormalized, NamedExpression}
+import org.apache.spark.sql.catalyst
+  .expressions.{Alias, Attribute, ExprId, Expression, KnownFloatingPointNormalized, NamedExpression, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AnyValue, Collect, First, Last, MaxMinBy}
 import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, NormalizeNaNAndZero}
 import org.apache.spark.sql.catalyst.planning.ExtractEquiJoinKeys
 import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftOuter, LeftSemi, RightOuter}
-import org.apache.spark.sql.catalyst.plans.logical.{Filter, GlobalLimit, Join, LocalLimit, LogicalPlan, Project, Sample}
+import org.apache.spark.sql.catalyst.plans
+  .logical.{Deduplicate, Filter, GlobalLimit, Join, LocalLimit, LogicalPlan, Offset, Project, Sample, Window}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
@@ -134,11 +137,21 @@ private[sparkbloom] object JoinKeysStrategy {
 
   val DecisionTag: TreeNodeTag[Option[Decision]] = TreeNodeTag[Option[Decision]]("sparkbloom.joinKeys")
 
-  /** Whether computing `plan` again gives the same rows (no nondeterminism, no LIMIT or sample). */
+  /**
+   * Whether computing `plan` again gives the same rows: nothing nondeterministic, and nothing
+   * that picks rows by the order they arrive in, which a shuffle does not keep (a LIMIT or
+   * OFFSET, a sample, `first`/`last`/`any_value`/`max_by`/`collect_list`, which Spark still
+   * calls deterministic, window functions, `dropDuplicates`), in subqueries too.
+   */
   def recomputesTheSame(plan: LogicalPlan): Boolean =
     plan.deterministic && !plan.exists {
-      case _: LocalLimit | _: GlobalLimit | _: Sample => true
-      case _ => false
+      case _: LocalLimit | _: GlobalLimit | _: Offset | _: Sample | _: Window | _: Deduplicate => true
+      case node =>
+        node.expressions.exists(_.exists {
+          case _: First | _: Last | _: AnyValue | _: MaxMinBy | _: Collect[_] => true
+          case subquery: SubqueryExpression => !recomputesTheSame(subquery.plan)
+          case _ => false
+        })
     }
 
   // Only a side whose rows the join drops when the other side lacks their key can lose them early.

@@ -58,8 +58,12 @@ private[sparkbloom] object RowValueHasher {
         // Spark stores floor(rebased micros / 1000), as DateTimeUtils.microsToMillis does.
         (row, i) => XxHash64.hashLong(Math.floorDiv(rebase.micros(row.getLong(i)), 1000L))
       case TimestampType => (row, i) => XxHash64.hashLong(rebase.micros(row.getLong(i)))
-      case FloatType => (row, i) => XxHash64.hashFloat(row.getFloat(i))
-      case DoubleType => (row, i) => XxHash64.hashDouble(row.getDouble(i))
+      // The bits parquet-java's encoders store (floatToIntBits: every NaN as the one canonical
+      // NaN), not the row's raw bits: Spark keeps a computed NaN's (sqrt(-1) is 0xfff8... on
+      // x86), and a reader probing the stored value must find it (parquet-java's own filters
+      // hash the raw bits; DataFusion then misses such a NaN).
+      case FloatType => (row, i) => XxHash64.hashInt(java.lang.Float.floatToIntBits(row.getFloat(i)))
+      case DoubleType => (row, i) => XxHash64.hashLong(java.lang.Double.doubleToLongBits(row.getDouble(i)))
       case _: StringType => (row, i) => hashUtf8(row.getUTF8String(i))
       case BinaryType => (row, i) => XxHash64.hashBytes(row.getBinary(i))
       case d: DecimalType if !legacyFormat && d.precision <= Decimal.MAX_INT_DIGITS =>

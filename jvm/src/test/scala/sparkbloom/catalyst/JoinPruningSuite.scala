@@ -228,4 +228,23 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
       assert(keyedScans(limited).isEmpty)
     }
   }
+  test("a side that picks rows by their order is not computed again for keys: OFFSET, first, windows, subqueries") {
+    spark.range(0, 100).select(col("id").as("k"), (col("id") % 7).as("g")).createOrReplaceTempView("side")
+    def again(sql: String) = JoinKeysStrategy.recomputesTheSame(spark.sql(sql).queryExecution.optimizedPlan)
+    assert(again("SELECT k FROM side WHERE g = 3"))
+    assert(again("SELECT g, sum(k) AS k FROM side GROUP BY g"))
+    Seq(
+      "SELECT k FROM side LIMIT 5",
+      "SELECT k FROM side OFFSET 5",
+      "SELECT g, first(k) AS k FROM side GROUP BY g",
+      "SELECT g, any_value(k) AS k FROM side GROUP BY g",
+      "SELECT g, max_by(k, g) AS k FROM side GROUP BY g",
+      "SELECT g, element_at(collect_list(k), 1) AS k FROM side GROUP BY g",
+      "SELECT k, row_number() OVER (PARTITION BY g ORDER BY g) AS r FROM side",
+      "SELECT k FROM side WHERE k > (SELECT k FROM side LIMIT 1)",
+      "SELECT k FROM side TABLESAMPLE (50 PERCENT)"
+    ).foreach(sql => assert(!again(sql), sql))
+    assert(!JoinKeysStrategy.recomputesTheSame(
+        spark.table("side").dropDuplicates("g").select("k").queryExecution.optimizedPlan))
+  }
 }

@@ -206,6 +206,21 @@ class SparkHashingRoundTripSuite extends AnyFunSuite with SparkSessionSuite {
     assert(int96.left.exists(_.contains("INT96")))
   }
 
+  test("a NaN is hashed as parquet-java's encoders store it: the canonical NaN, whatever its bits in the row") {
+    import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+    import sparkbloom.sbbf.XxHash64
+    val negativeNaN = java.lang.Double.longBitsToDouble(0xfff8000000000000L) // x86's computed NaN
+    val payloadNaN = java.lang.Float.intBitsToFloat(0xffc00001)
+    val row = new GenericInternalRow(Array[Any](negativeNaN, payloadNaN))
+    def hasher(t: DataType) = RowValueHasher.forType(t, "TIMESTAMP_MICROS", legacyFormat = false).toOption.get
+    assert(hasher(DoubleType).hash(row, 0) == XxHash64.hashLong(0x7ff8000000000000L))
+    assert(hasher(FloatType).hash(row, 1) == XxHash64.hashInt(0x7fc00000))
+    // every other value keeps its bits, -0.0 included
+    val zero = new GenericInternalRow(Array[Any](-0.0, -0.0f))
+    assert(hasher(DoubleType).hash(zero, 0) == XxHash64.hashDouble(-0.0))
+    assert(hasher(FloatType).hash(zero, 1) == XxHash64.hashFloat(-0.0f))
+  }
+
   test("literal coercion: exact values are hashed in the file's type, inexact ones are undecidable") {
     import org.apache.parquet.schema.{LogicalTypeAnnotation => L, Types}
     import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
@@ -238,10 +253,14 @@ class SparkHashingRoundTripSuite extends AnyFunSuite with SparkSessionSuite {
     assert(LiteralProbe.hashes(int32, ByteType, 44.toByte) == ProbeHashes.Undecidable)
     assert(LiteralProbe.hashes(int32, ShortType, 7.toShort) == ProbeHashes.Undecidable)
     assert(LiteralProbe.hashes(int8, ByteType, 5.toByte) == one(XxHash64.hashInt(5)))
-    // decimal literal of another scale: 1.5 (scale 1) is 150 at scale 2; 1.005 is not representable
-    assert(LiteralProbe.hashes(dec32, DecimalType(2, 1), Decimal(new JBigDecimal("1.5"))) == one(XxHash64.hashInt(150)))
+    // a decimal column read at a larger scale: 1.500 (scale 3) is 150 at scale 2; 1.005 is no stored value
+    assert(LiteralProbe.hashes(dec32, DecimalType(4, 3), Decimal(new JBigDecimal("1.500"))) ==
+      one(XxHash64.hashInt(150)))
     assert(LiteralProbe.hashes(dec32, DecimalType(4, 3), Decimal(new JBigDecimal("1.005"))) == ProbeHashes.Undecidable)
-    assert(LiteralProbe.hashes(dec32, IntegerType, 3) == one(XxHash64.hashInt(300)))
+    // read at a smaller scale Spark rounds (1.45 reads as 1.5), read as a whole number it returns
+    // the unscaled value (0.03 reads as 3): a literal names stored values it cannot be rescaled to
+    assert(LiteralProbe.hashes(dec32, DecimalType(2, 1), Decimal(new JBigDecimal("1.5"))) == ProbeHashes.Undecidable)
+    assert(LiteralProbe.hashes(dec32, IntegerType, 3) == ProbeHashes.Undecidable)
     // float file column read as double
     assert(LiteralProbe.hashes(float, DoubleType, 0.5) == one(XxHash64.hashFloat(0.5f)))
     assert(LiteralProbe.hashes(float, DoubleType, 0.1) == ProbeHashes.Undecidable)
