@@ -58,15 +58,21 @@ class StaleCacheSuite extends AnyFunSuite with SparkSessionSuite {
     assert(count(path) == 1)
   }
 
-  test("REFRESH TABLE and CLEAR CACHE drop them too") {
-    val (path, target, other) = twoFiles()
-    spark.sql(s"CREATE TABLE stale_t USING parquet LOCATION '$path'")
-    val query = s"SELECT count(*) FROM stale_t WHERE id = $replacement"
+  /** A catalog table over `twoFiles(prefix)`: REFRESH TABLE drops the cached footer of its rewritten file. */
+  private def refreshTableSeesTheRewrite(table: String, prefix: String = "sparkbloom-stale"): String = {
+    val (path, target, other) = twoFiles(prefix)
+    spark.sql(s"CREATE TABLE $table USING parquet LOCATION '$path'")
+    val query = s"SELECT count(*) FROM $table WHERE id = $replacement"
     assert(target.setLastModified(anHourAgo))
     assert(spark.sql(query).head().getLong(0) == 0)
     rewrite(target, other, anHourAgo)
-    spark.sql("REFRESH TABLE stale_t")
+    spark.sql(s"REFRESH TABLE $table")
     assert(spark.sql(query).head().getLong(0) == 1)
+    path
+  }
+
+  test("REFRESH TABLE and CLEAR CACHE drop them too") {
+    val path = refreshTableSeesTheRewrite("stale_t")
 
     // a temporary view has no location of its own: refreshing it refreshes as vanilla does
     spark.read.parquet(path).createOrReplaceTempView("stale_view")
@@ -82,15 +88,7 @@ class StaleCacheSuite extends AnyFunSuite with SparkSessionSuite {
   }
 
   test("REFRESH TABLE drops them where the table's location has characters a URI escapes") {
-    val (path, target, other) = twoFiles("sparkbloom stale")
-    assert(path.contains(" "))
-    spark.sql(s"CREATE TABLE stale_spaced USING parquet LOCATION '$path'")
-    val query = s"SELECT count(*) FROM stale_spaced WHERE id = $replacement"
-    assert(target.setLastModified(anHourAgo))
-    assert(spark.sql(query).head().getLong(0) == 0)
-    rewrite(target, other, anHourAgo)
-    spark.sql("REFRESH TABLE stale_spaced")
-    assert(spark.sql(query).head().getLong(0) == 1)
+    refreshTableSeesTheRewrite("stale_spaced", prefix = "sparkbloom stale")
   }
 
   test("a footer read by a reader opting into signed string statistics does not prune reads that did not") {
