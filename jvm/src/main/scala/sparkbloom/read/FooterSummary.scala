@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.column.EncodingStats
 import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ParquetMetadata}
-import org.apache.parquet.schema.PrimitiveType
+import org.apache.parquet.schema.{LogicalTypeAnnotation, PrimitiveType}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
 import sparkbloom.shims.SparkShims
@@ -149,13 +149,16 @@ private[sparkbloom] object FooterSummary {
 
   private def chunk(c: ColumnChunkMetaData): ChunkSummary = {
     val primitive = c.getPrimitiveType
+    // Decimal min/max are not trusted: writers have ordered them by bytes or unsigned (Arrow
+    // C++ before 4.0, PARQUET-1655; ClickHouse and polars until 2025), parquet-java keeps them,
+    // and a key between such a min and max would be ruled out. The filter still answers.
     val stats = Option(c.getStatistics)
       .filter(s => !s.isEmpty && s.hasNonNullValue && s.isSmallerThan(4096))
       .filter(_ =>
         primitive.getPrimitiveTypeName match {
           case PrimitiveTypeName.FLOAT | PrimitiveTypeName.DOUBLE | PrimitiveTypeName.INT96 |
               PrimitiveTypeName.BOOLEAN => false
-          case _ => true
+          case _ => !primitive.getLogicalTypeAnnotation.isInstanceOf[LogicalTypeAnnotation.DecimalLogicalTypeAnnotation]
         })
     ChunkSummary(
       primitive,

@@ -9,7 +9,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.{SparkBloomException, SparkSessionSuite}
+import sparkbloom.{ParquetFiles, ParquetFooters, SparkBloomException, SparkSessionSuite}
 
 /** Smaller paths to a false negative: narrowing reads, dotted names, case, `_metadata`. */
 class NamesAndTypesSuite extends AnyFunSuite with SparkSessionSuite {
@@ -131,5 +131,26 @@ class NamesAndTypesSuite extends AnyFunSuite with SparkSessionSuite {
         assert(rows() == expected, s"$where, V1 sources '$v1List'")
       } finally spark.conf.unset("spark.sql.sources.useV1SourceList")
     }
+  }
+  test("decimal statistics are not trusted: writers have ordered them by bytes") {
+    // {127, 128} in a FIXED_LEN_BYTE_ARRAY decimal, with min and max as Arrow C++ before 4.0
+    // wrote them (byte order: 128 below 127); the file has no Bloom filter
+    val path = dir("decimal-stats")
+    spark.range(127, 129, 1, 1).select(col("id").cast("decimal(38,0)").as("d")).write.parquet(path)
+    def bytes(v: Int) = java.math.BigInteger.valueOf(v).toByteArray.reverse.padTo(16, 0.toByte).reverse
+    ParquetFooters.rewrite(ParquetFiles.dataFiles(path).head) { meta =>
+      meta.getRow_groups.forEach(_.getColumns.forEach { chunk =>
+        val stats = chunk.getMeta_data.getStatistics
+        stats.setMin_value(bytes(128))
+        stats.setMax_value(bytes(127))
+      })
+    }
+    ParquetFiles.dataFiles(path).foreach(f => assert(f.setLastModified(System.currentTimeMillis() - 3600 * 1000)))
+    spark.conf.set("spark.sql.parquet.filterPushdown", "false") // Spark's own pushdown trusts them
+    try {
+      for (v <- Seq(127, 128)) {
+        assert(spark.read.parquet(path).where(col("d") === lit(BigDecimal(v))).count() == 1, v)
+      }
+    } finally spark.conf.unset("spark.sql.parquet.filterPushdown")
   }
 }
