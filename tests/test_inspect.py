@@ -58,9 +58,41 @@ def test_inspect_reports_every_chunk(spark: SparkSession, writers: dict[str, Pat
     assert all(r["has_filter"] and r["filter_bytes"] == 1024 * 1024 for r in only_email)
 
 
-def test_inspect_errors(spark: SparkSession, tmp_path: Path) -> None:
+def test_inspect_errors(spark: SparkSession, writers: dict[str, Path], tmp_path: Path) -> None:
     with pytest.raises(SparkBloomError, match="path does not exist"):
         sparkbloom.inspect(spark, str(tmp_path / "missing"))
+    with pytest.raises(SparkBloomError, match="holds the column"):
+        sparkbloom.inspect(spark, str(writers["sparkbloom"]), ["nope"]).collect()
+
+
+def test_might_contain_never_rules_out_a_date_stored_otherwise(spark: SparkSession, tmp_path: Path) -> None:
+    # a file written in Spark's legacy calendar stores 1000-01-01 rebased; a date in the gap
+    # between the calendars (1582-10-05 to 14) must reach the probe as itself
+    import datetime
+
+    days = [datetime.date(1000, 1, 1), datetime.date(1582, 10, 10), datetime.date(2020, 2, 29)]
+    for mode in ("LEGACY", "CORRECTED"):
+        path = str(tmp_path / mode)
+        spark.conf.set("spark.sql.parquet.datetimeRebaseModeInWrite", mode)
+        try:
+            spark.createDataFrame([(d,) for d in days], "d date").coalesce(1).write.options(
+                **sparkbloom.write_options(["d"])
+            ).parquet(path)
+        finally:
+            spark.conf.unset("spark.sql.parquet.datetimeRebaseModeInWrite")
+        answers = {r["value"]: r["might_contain"] for r in sparkbloom.might_contain(spark, path, "d", days).collect()}
+        assert all(answers.values()), (mode, answers)
+
+
+def test_might_contain_takes_numpy_floats(spark: SparkSession, tmp_path: Path) -> None:
+    import numpy
+
+    path = str(tmp_path / "scores")
+    spark.range(10).selectExpr("id / 2 AS score").coalesce(1).write.options(
+        **sparkbloom.write_options(["score"])
+    ).parquet(path)
+    rows = sparkbloom.might_contain(spark, path, "score", [numpy.float64(1.5), numpy.float64(1.25)]).collect()
+    assert {r["value"]: r["might_contain"] for r in rows} == {"1.5": True, "1.25": False}
 
 
 @pytest.mark.parametrize("writer", ["sparkbloom", "parquet_java", "duckdb"])

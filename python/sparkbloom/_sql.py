@@ -31,7 +31,8 @@ def literal(value: object) -> str:
             return f"{value}L"
         return f"CAST('{value}' AS DECIMAL(38, 0))"
     if isinstance(value, float):
-        return f"CAST('{value!r}' AS DOUBLE)"
+        # float's own repr: a subclass's (numpy 2's float64 shows as np.float64(1.5)) is no number
+        return f"CAST('{float.__repr__(value)}' AS DOUBLE)"
     if isinstance(value, str):
         return f"CAST(X'{value.encode('utf-8').hex()}' AS STRING)"
     if isinstance(value, (bytes, bytearray)):

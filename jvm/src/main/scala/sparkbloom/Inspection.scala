@@ -61,6 +61,14 @@ object Inspection {
       FileInspector.inspect(file, wanted, conf, cache).map(r => r.copy(column = target.tableColumn(r.column)))
         .map(toRow)
     }
+    val found = rows.map(_.getString(2)).toSet
+    val missing =
+      Option(columns).map(_.asScala.filterNot(c => found.contains(target.tableColumn(target.fileColumn(c)))))
+        .getOrElse(Nil)
+    if (missing.nonEmpty && target.files.nonEmpty) {
+      throw new SparkBloomException(s"no row group of the ${target.files.size} Parquet file(s) of $path holds " +
+        s"the column(s) ${missing.mkString(", ")} (names are matched as the files spell them)")
+    }
     spark.createDataFrame(rows.asJava, InspectSchema)
   }
 
@@ -70,10 +78,14 @@ object Inspection {
    * judged. Values are converted to the file column's type as DuckDB's
    * `parquet_bloom_probe` converts them.
    */
-  def mightContain(spark: SparkSession, path: String, column: String, values: java.util.List[Object]): DataFrame = {
+  def mightContain(spark: SparkSession, path: String, column: String, values: java.util.List[Object]): DataFrame =
+    mightContainLiterals(spark, path, column, values.asScala.toSeq.map(v => Literal(v)))
+
+  private[sparkbloom] def mightContainLiterals(spark: SparkSession, path: String, column: String,
+      values: Seq[Literal]): DataFrame = {
     // A probed value is the value itself, not what a narrower column type would read:
     // whole numbers are probed as bigint, which LiteralProbe fits to the file's type.
-    val literals = values.asScala.toSeq.map(v => Literal(v)).map {
+    val literals = values.map {
       case Literal(v: Number, ByteType | ShortType | IntegerType) => Literal(v.longValue)
       case other => other
     }
@@ -99,8 +111,11 @@ object Inspection {
         val lookup = file.filter(rowGroup.ordinal, column)
         values.map { shown =>
           val literal = castText(shown, chunk.primitiveType, column, timeZone)
+          // a file written in Spark's legacy calendar stores rebased dates and timestamps
+          val rebased = footer.writtenWithLegacyCalendar &&
+            Seq(DateType, TimestampType, TimestampNTZType).contains(literal.dataType)
           val absent = lookup match {
-            case FilterLookup.Present(filter) =>
+            case FilterLookup.Present(filter) if !rebased =>
               LiteralProbe.hashes(chunk.primitiveType, literal.dataType, literal.value) match {
                 case ProbeHashes.AnyOf(hashes) => !hashes.exists(filter.mightContain)
                 case ProbeHashes.Undecidable => false

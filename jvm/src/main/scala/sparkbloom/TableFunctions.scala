@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
@@ -40,12 +40,14 @@ private[sparkbloom] object TableFunctions {
     info("sparkbloom_probe", "_FUNC_(path, column, value[, value...]) - per row group: could the value be there?"),
     args => {
       if (args.size < 3) fail("sparkbloom_probe takes a path, a column and at least one value")
+      // The literals as they are: through Java objects a date in the calendars' gap
+      // (1582-10-05 to 14) would come back as another day.
       val values = args.drop(2).map { a =>
         if (!a.foldable) fail(s"sparkbloom_probe values must be constants, got ${a.sql}")
-        org.apache.spark.sql.catalyst.CatalystTypeConverters.convertToScala(a.eval(), a.dataType).asInstanceOf[Object]
+        Literal.create(a.eval(), a.dataType)
       }
-      Inspection.mightContain(SparkSession.active, constant(args.head, "path"), constant(args(1), "column"),
-        java.util.Arrays.asList(values: _*)).queryExecution.analyzed
+      Inspection.mightContainLiterals(SparkSession.active, constant(args.head, "path"), constant(args(1), "column"),
+        values).queryExecution.analyzed
     })
 
   val buildIndex: (FunctionIdentifier, ExpressionInfo, Builder) = (

@@ -8,7 +8,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.command.{CreateDataSourceTableAsSelectCommand, CreateDataSourceTableCommand}
+import org.apache.spark.sql.execution.command.{AlterTableSetPropertiesCommand, CreateDataSourceTableAsSelectCommand, CreateDataSourceTableCommand}
 import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.types.StructType
@@ -23,8 +23,8 @@ import sparkbloom.write.{BloomParquetFileFormat, BloomWriteOptions}
  * Every V1 Parquet write (path writes, `saveAsTable`, `insertInto`, `INSERT`, CTAS) ends
  * as an `InsertIntoHadoopFsRelationCommand` that this rule sees while it is analyzed,
  * before anything runs; the options come from the writer, then the table's OPTIONS,
- * then its TBLPROPERTIES. Table creation is checked too, so that a bad option fails the
- * `CREATE TABLE` rather than the first `INSERT`.
+ * then its TBLPROPERTIES. Table creation and `ALTER TABLE ... SET TBLPROPERTIES` are checked
+ * too, so that a bad option fails them rather than the first `INSERT` after them.
  */
 private[sparkbloom] final case class BloomWriteRule(session: SparkSession) extends Rule[LogicalPlan] {
 
@@ -48,6 +48,17 @@ private[sparkbloom] final case class BloomWriteRule(session: SparkSession) exten
     case create: CreateDataSourceTableCommand if isParquet(create.table) && create.table.schema.nonEmpty =>
       specFor(tableOptions(Some(create.table)), create.table.schema, create.table.partitionColumnNames)
       create
+    // A bad option set later would fail every INSERT after it, so it fails the ALTER.
+    case alter: AlterTableSetPropertiesCommand if !alter.isView && BloomWriteOptions.mentioned(alter.properties) =>
+      val catalog = session.sessionState.catalog
+      if (catalog.tableExists(alter.tableName)) {
+        val table = catalog.getTableMetadata(alter.tableName)
+        if (isParquet(table) && table.schema.nonEmpty) {
+          specFor(table.properties ++ alter.properties ++ table.storage.properties, table.schema,
+            table.partitionColumnNames)
+        }
+      }
+      alter
     case other => other
   }
 

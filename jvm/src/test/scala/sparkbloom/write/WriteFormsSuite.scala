@@ -78,4 +78,15 @@ class WriteFormsSuite extends AnyFunSuite with SparkSessionSuite {
     assert(error.getMessage.contains("does not exist"))
     assert(!spark.catalog.tableExists("bad_t"))
   }
+
+  test("ALTER TABLE SET TBLPROPERTIES: a bad option fails the ALTER, a good one filters the next INSERT") {
+    spark.sql("CREATE TABLE alter_t (user_id BIGINT, email STRING) USING parquet")
+    val error = intercept[SparkBloomException](
+      spark.sql("ALTER TABLE alter_t SET TBLPROPERTIES (bloom_filter_columns 'nope')"))
+    assert(error.getMessage.contains("does not exist"))
+    assert(!spark.sql("SHOW TBLPROPERTIES alter_t").collect().exists(_.getString(0) == "bloom_filter_columns"))
+    spark.sql("ALTER TABLE alter_t SET TBLPROPERTIES (bloom_filter_columns 'user_id')")
+    spark.sql("INSERT INTO alter_t SELECT id, concat('u', id) FROM range(40)")
+    assertFiltered(tableDir("alter_t"), "user_id", 0L until 40L)
+  }
 }
