@@ -6,6 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.column.EncodingStats
 import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ParquetMetadata}
+import org.apache.parquet.hadoop.metadata.FileMetaData.EncryptionType
 import org.apache.parquet.schema.{LogicalTypeAnnotation, PrimitiveType}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
@@ -117,9 +118,13 @@ private[sparkbloom] object FooterSummary {
    */
   def apply(footer: ParquetMetadata, splitBytes: Option[IndexedSeq[(Long, Long)]]): FooterSummary = {
     val blocks = footer.getBlocks.asScala.toIndexedSeq
+    // In a file that uses encryption every column counts as encrypted: parquet-java shows a
+    // column encrypted with the footer key as a plain one, yet encrypts its filter, and the
+    // table index, which is plaintext, must hold nothing of such a file.
+    val fileEncrypted = Option(footer.getFileMetaData.getEncryptionType).exists(_ != EncryptionType.UNENCRYPTED)
     val rowGroups = blocks.zipWithIndex.map { case (block, i) =>
       RowGroupSummary(i, block.getRowCount,
-        block.getColumns.asScala.toIndexedSeq.map(c => c.getPath.toDotString -> chunk(c)))
+        block.getColumns.asScala.toIndexedSeq.map(c => c.getPath.toDotString -> chunk(c, fileEncrypted)))
     }
     val firstRows = blocks.scanLeft(0L)(_ + _.getRowCount)
     val extents = splitBytes.filter(_.size == blocks.size).map(_.indices.map { i =>
@@ -147,7 +152,7 @@ private[sparkbloom] object FooterSummary {
     encodings.forall(SparkShims.readerSkips(_, chunk.getPrimitiveType.getPrimitiveTypeName))
   }
 
-  private def chunk(c: ColumnChunkMetaData): ChunkSummary = {
+  private def chunk(c: ColumnChunkMetaData, fileEncrypted: Boolean): ChunkSummary = {
     val primitive = c.getPrimitiveType
     // Decimal min/max are not trusted: writers have ordered them by bytes or unsigned (Arrow
     // C++ before 4.0, PARQUET-1655; ClickHouse and polars until 2025), parquet-java keeps them,
@@ -167,7 +172,7 @@ private[sparkbloom] object FooterSummary {
       stats.map(_.genericGetMax),
       c.getBloomFilterOffset,
       SparkShims.bloomFilterLength(c),
-      c.isEncrypted,
+      fileEncrypted || c.isEncrypted,
       dictionaryOnly(c.getEncodingStats))
   }
 

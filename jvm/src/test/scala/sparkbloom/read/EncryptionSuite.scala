@@ -124,4 +124,22 @@ class EncryptionSuite extends AnyFunSuite with SparkSessionSuite {
     intercept[Exception](other.read.schema("k long, s string").parquet(table).where(col("k") === 777L).collect())
     intercept[Exception](spark.read.schema("k long, s string").parquet(table).where(col("k") === 777L).collect())
   }
+  test("columns encrypted with the footer key: their filters are decrypted for pruning, and never indexed") {
+    // parquet-java shows such a column as a plain one, yet encrypts its filter
+    val path = Files.createTempDirectory("sparkbloom-uniform").toString + "/t"
+    withKeys {
+      spark.range(0, 20000, 1, 4).select((col("id") * 2).as("k")).repartition(4, rand(2))
+        .write.option("bloom_filter_columns", "k").option("parquet.encryption.uniform.key", "keyB").parquet(path)
+      ProbeCache.shared.clear()
+      assert(spark.read.parquet(path).where(col("k") === 777L).count() == 0)
+      assert(SparkBloom.lastPruning(spark).asScala("files_skipped") == 4L, "the decrypted filters rule 777 out")
+      assert(spark.read.parquet(path).where(col("k") === 778L).count() == 1)
+      // the index is plaintext: it holds nothing of an encrypted file
+      spark.sql(s"SELECT * FROM sparkbloom_build_index('$path', 'k')").collect()
+      ProbeCache.shared.clear()
+      assert(spark.read.parquet(path).where(col("k") === 777L).count() == 0)
+      val stats = SparkBloom.lastPruning(spark).asScala
+      assert(stats("files_skipped_by_index") == 0L && stats("files_skipped") == 4L, stats)
+    }
+  }
 }
