@@ -15,7 +15,7 @@ import org.apache.spark.util.SerializableConfiguration
 
 import sparkbloom.catalyst.DeltaTables
 import sparkbloom.hashing.{LiteralProbe, ProbeHashes}
-import sparkbloom.read.{FilterLookup, OpenedFile, ParquetFileListing, ProbeCache}
+import sparkbloom.read.{FilterLookup, OpenedFile, ParquetFileListing, ProbeCache, RowGroupJudge}
 
 /**
  * The inspection helpers behind `sparkbloom.inspect`, `sparkbloom.might_contain`, the SQL
@@ -112,8 +112,7 @@ object Inspection {
         values.map { shown =>
           val literal = castText(shown, chunk.primitiveType, column, timeZone)
           // a file written in Spark's legacy calendar stores rebased dates and timestamps
-          val rebased = footer.writtenWithLegacyCalendar &&
-            Seq(DateType, TimestampType, TimestampNTZType).contains(literal.dataType)
+          val rebased = footer.writtenWithLegacyCalendar && RowGroupJudge.calendarType(literal.dataType)
           val absent = lookup match {
             case FilterLookup.Present(filter) if !rebased =>
               LiteralProbe.hashes(chunk.primitiveType, literal.dataType, literal.value) match {

@@ -54,7 +54,7 @@ private[sparkbloom] final case class BloomWriteRule(session: SparkSession) exten
       if (catalog.tableExists(alter.tableName)) {
         val table = catalog.getTableMetadata(alter.tableName)
         if (isParquet(table) && table.schema.nonEmpty) {
-          specFor(table.properties ++ alter.properties ++ table.storage.properties, table.schema,
+          specFor(tableOptions(Some(table.copy(properties = table.properties ++ alter.properties))), table.schema,
             table.partitionColumnNames)
         }
       }

@@ -11,7 +11,6 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FSDataInputStream, FileStatus, FileSystem, Path}
 import org.apache.parquet.schema.{MessageTypeParser, PrimitiveType}
-import org.apache.spark.sql.types.{DateType, TimestampNTZType, TimestampType}
 import org.slf4j.LoggerFactory
 
 import sparkbloom.predicate.PointPredicate
@@ -172,7 +171,7 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
       }
 
     private val calendar: IndexedSeq[Boolean] =
-      leaves.map(in => in.dataType == DateType || in.dataType == TimestampType || in.dataType == TimestampNTZType)
+      leaves.map(in => RowGroupJudge.calendarType(in.dataType))
 
     def verdict(s: Int, f: Int, file: IndexedFile): Option[IndexVerdict] =
       if (brokenSegments.contains(s) || file.rowGroups <= 0) None

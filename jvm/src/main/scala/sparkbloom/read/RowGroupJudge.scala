@@ -70,7 +70,7 @@ private[sparkbloom] final class RowGroupJudge(
 
   /** The file column of `in` and its candidates, when its filter can answer for it. */
   private def decidable(rowGroup: RowGroupSummary, in: ColumnIn): Option[(String, ChunkSummary, ProbeCandidates)] =
-    if (legacyCalendar && isCalendarType(in.dataType)) None
+    if (legacyCalendar && RowGroupJudge.calendarType(in.dataType)) None
     else chunkFor(rowGroup, in.path) match {
       case Some((_, chunk)) if in.fieldId.exists(id => !hasFieldId(chunk, id)) => None
       case Some((column, chunk)) =>
@@ -93,8 +93,6 @@ private[sparkbloom] final class RowGroupJudge(
       result
     }
   }
-
-  private def isCalendarType(t: DataType): Boolean = t == DateType || t == TimestampType || t == TimestampNTZType
 
   /**
    * The file column for a Spark column path, resolved as Spark's Parquet reader does.
@@ -134,6 +132,9 @@ private[sparkbloom] final class RowGroupJudge(
 }
 
 private[sparkbloom] object RowGroupJudge {
+
+  /** The types whose stored values a legacy-calendar writer rebased. */
+  def calendarType(t: DataType): Boolean = t == DateType || t == TimestampType || t == TimestampNTZType
 
   /** A literal as a column stores it, and the hash of each stored form. */
   final case class Probe(stored: IndexedSeq[Any], hashes: IndexedSeq[Long])
