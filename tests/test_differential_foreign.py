@@ -700,8 +700,8 @@ def actual_ids(
         segment = plan[m.end() : nxt.start() if nxt else len(plan)]
         p = PRUNING.search(segment)
         pruning[int(m.group(2))] = tuple(int(x) for x in p.groups()) if p else (0, 0, 0, 0)
-    # No scan at all (an empty LocalTableScan): the optimizer folded the predicate to false,
-    # or sparkbloom found no file that can hold its keys; only Spark alone tells them apart.
+    # No scan at all (an empty LocalTableScan): the optimizer folded the predicate to false;
+    # Spark alone tells whether a scan was left to judge.
     assert set(pruning) <= set(found)
     result: dict[int, tuple[int, ...] | None] = dict(pruning)
     with settings_applied(scan.sparkSession, {"spark.sparkbloom.enabled": "false"}):

@@ -4,7 +4,7 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, DeltaWriteRule, EmptyLookupRule, JoinKeysStrategy, ScanPruningRule}
+import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, BloomWriteRule, DeltaWriteRule, JoinKeysStrategy, ScanPruningRule}
 
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.
@@ -18,7 +18,6 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPostHocResolutionRule(BloomWriteRule)
     extensions.injectPostHocResolutionRule(DeltaWriteRule(_))
     extensions.injectPostHocResolutionRule(BloomCacheInvalidation)
-    extensions.injectPreCBORule(EmptyLookupRule(_))
     extensions.injectPlannerStrategy(BloomScanStrategy(_))
     extensions.injectPlannerStrategy(JoinKeysStrategy(_))
     extensions.injectColumnar(ScanPruningRule.columnar)

@@ -24,14 +24,18 @@ object ScanPruning extends AdaptiveSparkPlanHelper {
   }.flatten
 
   /**
-   * Whether the executed plan reads no table at all: every leaf is an empty local relation,
-   * as when `EmptyLookupRule` found that no file can hold the lookup's keys.
+   * Whether the executed plan reads no table at all: every leaf is an empty local relation
+   * (Spark folded the query) or a scan sparkbloom ruled every file out of.
    */
   def readsNoTable(df: DataFrame): Boolean = {
-    val leaves = collectWithSubqueries(df.queryExecution.executedPlan) { case p if p.children.isEmpty => p }
+    val plan = df.queryExecution.executedPlan
+    val leaves = collectWithSubqueries(plan) { case p if p.children.isEmpty => p }
+    val emptyScans = collectWithSubqueries(plan) {
+      case p: BloomPruningExec if p.stats.exists(s => s.filesSkipped == s.filesTotal) => p.child
+    }
     leaves.nonEmpty && leaves.forall {
       case local: LocalTableScanExec => local.executeCollect().isEmpty
-      case _ => false
+      case scan => emptyScans.exists(_ eq scan)
     }
   }
 }

@@ -18,7 +18,7 @@ import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import sparkbloom.SparkBloomConf
-import sparkbloom.read.{BloomReadParquetFileFormat, MatchingRowsReader, PruningStats, RowGroupSelection, TaskReaders}
+import sparkbloom.read.{BloomReadParquetFileFormat, FileJudgement, MatchingRowsReader, PruningStats, RowGroupSelection, TaskReaders}
 import sparkbloom.shims.ParquetScanBase
 import sparkbloom.predicate.PointPredicate
 
@@ -53,20 +53,36 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
     index.pruner.useJoinKeys(JoinKeys.of(columns, SparkBloomConf.joinMaxKeys(base.sparkSession.sessionState.conf)))
   }
 
-  override def partitions: Seq[FilePartition] =
-    super.partitions.map { partition =>
+  /**
+   * Spark's splits of the kept files, each judged one cut into the ranges of its row groups
+   * that may match (V2 keeps parquet-java's midpoint rule: its splits share no row group);
+   * and, in a partition of their own, what the verdicts left unread, read only if it changes
+   * before the scan is executed again ([[FileJudgement]]). Of a split cut into ranges, the
+   * first reads the whole split if the file changed, the others nothing.
+   */
+  override def partitions: Seq[FilePartition] = {
+    val unread = Seq.newBuilder[PartitionedFile]
+    val kept = super.partitions.map { partition =>
       partition.copy(files = partition.files.flatMap { file =>
         RowGroupSelection.in(file) match {
           case Some(selection) =>
-            val judged = file.otherConstantMetadataColumnValues + (RowGroupSelection.MetadataKey -> selection.applied)
-            // V2 keeps parquet-java's midpoint rule: its splits share no row group
-            selection.rangesWithin(file.start, file.length, sharing = false).map { case (start, length) =>
+            val ranges = selection.rangesWithin(file.start, file.length, sharing = false)
+            if (ranges.isEmpty) unread += file.copy(otherConstantMetadataColumnValues =
+              file.otherConstantMetadataColumnValues - RowGroupSelection.MetadataKey)
+            ranges.zipWithIndex.map { case ((start, length), i) =>
+              val ifChanged = if (i == 0) FileJudgement.ReadSplit(file.start, file.length) else FileJudgement.ReadNothing
+              val judged = file.otherConstantMetadataColumnValues + (RowGroupSelection.MetadataKey -> selection.applied) ++
+                FileJudgement.in(file).map(j => FileJudgement.MetadataKey -> j.copy(ifChanged = ifChanged))
               file.copy(start = start, length = length, otherConstantMetadataColumnValues = judged)
             }
           case None => Seq(file)
         }
       })
-    }.filter(_.files.nonEmpty).zipWithIndex.map { case (partition, i) => partition.copy(index = i) }
+    }.filter(_.files.nonEmpty)
+    val left = index.pruner.lastRuledOut ++ unread.result()
+    (if (left.isEmpty) kept else kept :+ FilePartition(kept.size, left.toArray))
+      .zipWithIndex.map { case (partition, i) => partition.copy(index = i) }
+  }
 
   override def createReaderFactory(): PartitionReaderFactory = {
     val readers = index.pruner.lastReaders
@@ -121,9 +137,15 @@ private object BloomParquetScan {
     override def supportColumnarReads(partition: InputPartition): Boolean =
       unjudged.orElse(judged).get.supportColumnarReads(partition)
     override def buildReader(file: PartitionedFile): PartitionReader[InternalRow] =
-      narrowed(file, forFile(file).buildReader(file))
+      FileJudgement.readAs(file).fold(nothing[InternalRow])(f => narrowed(f, forFile(f).buildReader(f)))
     override def buildColumnarReader(file: PartitionedFile): PartitionReader[ColumnarBatch] =
-      narrowed(file, forFile(file).buildColumnarReader(file))
+      FileJudgement.readAs(file).fold(nothing[ColumnarBatch])(f => narrowed(f, forFile(f).buildColumnarReader(f)))
+
+    private def nothing[T]: PartitionReader[T] = new PartitionReader[T] {
+      override def next(): Boolean = false
+      override def get(): T = throw new NoSuchElementException("an empty split")
+      override def close(): Unit = ()
+    }
 
     private def narrowed[R <: AnyRef](file: PartitionedFile, reader: R): R = {
       RowGroupSelection.in(file).flatMap(_.rowKeys).foreach(MatchingRowsReader.narrow(reader, _, file.toPath.toString))

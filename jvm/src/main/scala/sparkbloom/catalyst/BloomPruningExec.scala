@@ -2,6 +2,7 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
+import scala.reflect.ClassTag
 import scala.util.control.NonFatal
 
 import org.apache.spark.OneToOneDependency
@@ -10,12 +11,13 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, PlanExpression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.{FileSourceScanExec, SQLExecution, SparkPlan, UnaryExecNode}
-import org.apache.spark.sql.execution.datasources.{FileScanRDD, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.{BucketingUtils, FileScanRDD, PartitionedFile}
+import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import sparkbloom.SparkBloomConf
-import sparkbloom.read.{PruningStats, RowGroupSelection}
+import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats, ReadIfChangedRDD, RowGroupSelection}
 
 /**
  * Sits directly on a DataSource V1 Parquet scan and passes its rows or batches through
@@ -53,34 +55,65 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   /** What the scan's last listing decided. */
   def stats: Option[PruningStats] = index.flatMap(_.pruner.lastStats)
 
-  protected override def doExecute(): RDD[InternalRow] = {
-    useJoinKeys()
-    val rows = if (listsNoFile) sparkContext.emptyRDD[InternalRow] else withoutEmptySplits(child.execute())
-    report()
-    rows
-  }
+  protected override def doExecute(): RDD[InternalRow] =
+    executed(_.execute(), sparkContext.emptyRDD[InternalRow], unsafeSchema = Some(schema))
 
-  protected override def doExecuteColumnar(): RDD[ColumnarBatch] = {
-    useJoinKeys()
-    val batches = if (listsNoFile) sparkContext.emptyRDD[ColumnarBatch] else withoutEmptySplits(child.executeColumnar())
-    report()
-    batches
-  }
+  protected override def doExecuteColumnar(): RDD[ColumnarBatch] =
+    executed(_.executeColumnar(), sparkContext.emptyRDD[ColumnarBatch], unsafeSchema = None)
 
   /**
-   * Whether the scan's listing for this execution (as the scan itself would list, so the
-   * session's last pruning is recorded) leaves no file. The scan is then not executed: Spark
-   * would still clone the Hadoop configuration and broadcast it to build readers that read
-   * nothing, which costs a lookup of an absent key more than all its probing. Dynamic
-   * partition filters are left out: they only remove files. A bucketed scan runs as planned
-   * (its partitions are the buckets the plan above expects).
+   * The scan's RDD for this plan. Its listing is made (or taken) first, as the scan itself
+   * would list, so the session's last pruning is recorded. Where the verdicts left files or
+   * splits unread, the RDD carries them, to be read if they change before a later execution
+   * of the same plan ([[ReadIfChangedRDD]]). Where nothing at all is to be read, the scan is
+   * not executed: Spark would still clone the Hadoop configuration and broadcast it to build
+   * readers that read nothing. Dynamic partition filters are left out of that listing: they
+   * only remove files. A bucketed scan keeps its partitions: they are the buckets the plan
+   * above expects.
    */
-  private def listsNoFile: Boolean = child.outputPartitioning match {
-    case _: UnknownPartitioning =>
-      (for (s <- scan; index <- index)
-        yield index.listFiles(staticPartitionFilters(s), s.dataFilters).forall(_.files.isEmpty)).getOrElse(false)
-    case _ => false
+  private def executed[T: ClassTag](run: SparkPlan => RDD[T], empty: => RDD[T],
+      unsafeSchema: Option[StructType]): RDD[T] = {
+    useJoinKeys()
+    val listing = for (s <- scan; i <- index) yield i.listFiles(staticPartitionFilters(s), s.dataFilters)
+    val ruledOut = for (s <- scan.toSeq if readsIfChanged(s); i <- index.toSeq; f <- i.pruner.lastRuledOut) yield f
+    val rdd =
+      if (!bucketed && ruledOut.isEmpty && listing.exists(_.forall(_.files.isEmpty))) empty
+      else {
+        val scanned = run(child)
+        fileScanUnder(scanned) match {
+          case Some(files) if bucketed => withUnread(scanned, files, ruledOut, unsafeSchema)
+          case Some(files) =>
+            val keep = files.filePartitions.map(p => !p.files.forall(readsNothing)).toIndexedSeq
+            val dropped = files.filePartitions.filterNot(p => keep(p.index)).flatMap(_.files)
+              .map(f => f.copy(otherConstantMetadataColumnValues = f.otherConstantMetadataColumnValues -
+                RowGroupSelection.MetadataKey))
+            val left = if (keep.forall(identity)) scanned else PartitionPruningRDD.create(scanned, keep)
+            withUnread(left, files, ruledOut ++ dropped, unsafeSchema)
+          case None => scanned
+        }
+      }
+    report()
+    rdd
   }
+
+  private def bucketed: Boolean = !child.outputPartitioning.isInstanceOf[UnknownPartitioning]
+
+  /** Only sparkbloom's own Parquet reader reads what was left unread (Delta's files are never rewritten). */
+  private def readsIfChanged(s: FileSourceScanExec): Boolean = s.relation.fileFormat.isInstanceOf[BloomReadParquetFileFormat]
+
+  /**
+   * `rdd` with `unread` added: in a bucketed scan, each in its bucket's partition; otherwise
+   * all in one partition of their own.
+   */
+  private def withUnread[T: ClassTag](rdd: RDD[T], files: FileScanRDD, unread: Seq[PartitionedFile],
+      unsafeSchema: Option[StructType]): RDD[T] =
+    if (unread.isEmpty) rdd
+    else {
+      val byPartition =
+        if (!bucketed) Map(rdd.partitions.length -> unread)
+        else unread.groupBy(f => BucketingUtils.getBucketId(f.toPath.getName).getOrElse(0) % rdd.partitions.length)
+      new ReadIfChangedRDD(rdd, files, byPartition, unsafeSchema)
+    }
 
   /**
    * Spark has run this node's subqueries (`executeQuery` waits for them) by now. The scan
@@ -89,24 +122,6 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
    */
   private def useJoinKeys(): Unit = if (joinKeys.nonEmpty) {
     index.foreach(_.pruner.useJoinKeys(JoinKeys.evaluated(joinKeys, SparkBloomConf.joinMaxKeys(conf))))
-  }
-
-  /**
-   * Drops the partitions that read nothing: splits of judged files holding no split
-   * midpoint of a row group that may match, nor a share of one ([[RowGroupSelection]]).
-   * A lookup that keeps one small row group of a file Spark splits in several ran a task per
-   * split, all but one opening nothing. Bucketed scans keep every partition: there a
-   * partition is a bucket.
-   */
-  private def withoutEmptySplits[T](rdd: RDD[T]): RDD[T] = child.outputPartitioning match {
-    case _: UnknownPartitioning =>
-      fileScanUnder(rdd) match {
-        case Some(files) =>
-          val keep = files.filePartitions.map(p => !p.files.forall(readsNothing)).toIndexedSeq
-          if (keep.forall(identity)) rdd else PartitionPruningRDD.create(rdd, keep)
-        case None => rdd
-      }
-    case _ => rdd
   }
 
   /** The scan's FileScanRDD, beneath the one-to-one steps Spark adds (its partitions are theirs). */

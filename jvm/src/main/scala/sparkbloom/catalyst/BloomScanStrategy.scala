@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.planning.ScanOperation
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, SparkStrategy}
-import org.apache.spark.sql.execution.datasources.{FileIndex, FileSourceStrategy, HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.{FileSourceStrategy, HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
@@ -60,23 +60,10 @@ private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) ex
       plan: LogicalPlan,
       fs: HadoopFsRelation,
       joinKeys: Seq[Expression]): Seq[SparkPlan] = {
-    def newIndex(location: FileIndex) = new BloomPruningFileIndex(location, session, fs.options, selectRowGroups,
-      FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema), useTableIndex = true)
-    // The index and reader go on the planned scan, not on the logical relation: a relation
-    // EmptyLookupRule judged already lists through an index equal to this one, and Spark
-    // would take the replaced relation for the same node and keep the old one.
     FileSourceStrategy(JoinKeys.withoutMarkers(plan)).map(_.transformUp {
       case scan: FileSourceScanExec if scan.relation.location eq fs.location =>
-        val index = fs.location match {
-          // judged by EmptyLookupRule for these filters: its decision stands, unless join
-          // keys are to be probed too (an index keeps one decision: it is not shared)
-          case judged: BloomPruningFileIndex
-              if joinKeys.isEmpty && judged.pruner.decided(BloomPruningExec.staticFilters(scan.partitionFilters),
-                scan.dataFilters).isDefined =>
-            judged
-          case judged: BloomPruningFileIndex => newIndex(judged.delegate)
-          case location => newIndex(location)
-        }
+        val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups,
+          FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema), useTableIndex = true)
         val format = new BloomReadParquetFileFormat(() => index.pruner.lastReaders)
         val pruned = scan.relation.copy(location = index, fileFormat = format)(scan.relation.sparkSession)
         BloomPruningExec(scan.copy(relation = pruned), joinKeys).decide()

@@ -6,14 +6,16 @@ import java.util.Locale
 import java.util.concurrent.TimeUnit
 
 import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{And, Expression, ExpressionSet}
-import org.apache.spark.sql.execution.datasources.PartitionDirectory
+import org.apache.spark.sql.execution.SQLExecution
+import org.apache.spark.sql.execution.datasources.{PartitionDirectory, PartitionedFile}
 import org.apache.spark.sql.internal.SQLConf
 
 import sparkbloom.SparkBloomConf
 import sparkbloom.index.{IndexLayout, IndexVerdict, TableIndex}
-import sparkbloom.read.{ExecutorProbing, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection, TaskReaders}
+import sparkbloom.read.{ExecutorProbing, FileIdentity, FileJudgement, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection, TaskReaders}
 import sparkbloom.predicate.PointPredicate
 
 /**
@@ -34,13 +36,13 @@ private object ListingPruner {
       dataFilters: Seq[Expression],
       joinKeys: JoinKeys.Runtime,
       listing: Seq[PartitionDirectory],
-      stats: PruningStats) {
+      stats: PruningStats,
+      ruledOut: Seq[PartitionedFile]) {
 
     /**
      * Whether this listing is the one for these inputs. Filters are compared as sets of
-     * canonical expressions: [[EmptyLookupRule]] judges a relation's filters as the
-     * optimizer left them, and the scan Spark plans from them lists with the same filters
-     * in another order or form. Canonical forms leave names out, and a file index matches
+     * canonical expressions: the scan lists with its filters in the order and form Spark
+     * gives them at each call. Canonical forms leave names out, and a file index matches
      * partition columns by name, so the names must be the same too.
      */
     def answers(partitionFilters: Seq[Expression], dataFilters: Seq[Expression], keys: JoinKeys.Runtime): Boolean =
@@ -102,6 +104,12 @@ private[sparkbloom] final class ListingPruner(
 
   def forget(): Unit = last = None
 
+  /**
+   * The files the last listing left out, as whole-file splits that carry their
+   * [[FileJudgement]]: read only if changed since ([[sparkbloom.read.ReadIfChangedRDD]]).
+   */
+  def lastRuledOut: Seq[PartitionedFile] = last.fold(Seq.empty[PartitionedFile])(_.ruledOut)
+
   /** Keys of a join's other side, known at run time; later listings probe them too. */
   def useJoinKeys(keys: JoinKeys.Runtime): Unit = joinKeys = keys
 
@@ -126,8 +134,8 @@ private[sparkbloom] final class ListingPruner(
     last match {
       case Some(l) if l.answers(partitionFilters, dataFilters, keys) => l
       case _ =>
-        val (listing, stats) = judge(listAll, dataFilters, keys)
-        val listed = Listed(partitionFilters, dataFilters, keys, listing, stats)
+        val (listing, stats, ruledOut) = judge(listAll, dataFilters, keys)
+        val listed = Listed(partitionFilters, dataFilters, keys, listing, stats, ruledOut)
         last = Some(listed)
         listed
     }
@@ -136,7 +144,7 @@ private[sparkbloom] final class ListingPruner(
   private def judge(
       listed: Seq[PartitionDirectory],
       dataFilters: Seq[Expression],
-      keys: JoinKeys.Runtime): (Seq[PartitionDirectory], PruningStats) = {
+      keys: JoinKeys.Runtime): (Seq[PartitionDirectory], PruningStats, Seq[PartitionedFile]) = {
     val conf = session.sessionState.conf
     val predicate = (PointPredicate.fromFilters(ListingPruner.onDataColumns(dataFilters, partitionColumns()))
       .toSeq ++ keys.predicate) match {
@@ -147,9 +155,13 @@ private[sparkbloom] final class ListingPruner(
     val files = listed.flatMap(_.files.map(_.fileStatus)).toIndexedSeq
     val inFiles = predicate.flatMap(fileColumns.resolve)
     if (!SparkBloomConf.enabled(conf) || inFiles.isEmpty) {
-      return (listed, PruningStats.Empty.copy(filesTotal = files.size))
+      return (listed, PruningStats.Empty.copy(filesTotal = files.size), Nil)
     }
     val started = System.nanoTime()
+    // taken before any footer is read: a file rewritten while it is judged must not match
+    val judgedIn = Option(session.sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY))
+    val judgements = FilePruner.inParallel(files.size, SparkBloomConf.parallelism(conf))(i =>
+      FileJudgement(FileIdentity.of(files(i)), judgedIn))
     val cache = ProbeCache.shared
     cache.resize(SparkBloomConf.cacheMaxBytes(conf))
     val hadoopConf = session.sessionState.newHadoopConfWithOptions(options)
@@ -186,18 +198,27 @@ private[sparkbloom] final class ListingPruner(
     }
     val keepAllFiles = !SparkBloomConf.pruneFiles(conf)
     val pruneRowsAbove = SparkBloomConf.pruneRowsAbove(conf)
-    val kept = verdicts.filter(v => keepAllFiles || v.keep).map(v => v.status.getPath -> v).toMap
+    val kept = verdicts.indices.filter(i => keepAllFiles || verdicts(i).keep).map(i => files(i).getPath -> i).toMap
     val pruned = listed.map { dir =>
       dir.copy(files = dir.files.flatMap { f =>
-        kept.get(f.fileStatus.getPath).map { verdict =>
-          RowGroupSelection.of(verdict).filter(_ => selectRowGroups)
+        kept.get(f.fileStatus.getPath).map { i =>
+          RowGroupSelection.of(verdicts(i)).filter(_ => selectRowGroups)
             .map(s =>
               s.copy(rowKeys = for (k <- s.rowKeys; min <- pruneRowsAbove) yield k.copy(minRowGroupBytes = min)))
-            .map(selection => f.copy(metadata = f.metadata + (RowGroupSelection.MetadataKey -> selection)))
+            .map(selection => f.copy(metadata = f.metadata + (RowGroupSelection.MetadataKey -> selection) +
+              (FileJudgement.MetadataKey -> judgements(i))))
             .getOrElse(f)
         }
       })
     }.filter(_.files.nonEmpty)
+    val position = files.indices.map(i => files(i).getPath -> i).toMap
+    val ruledOut = for {
+      dir <- listed
+      f <- dir.files
+      i = position(f.fileStatus.getPath) if !kept.contains(f.fileStatus.getPath)
+      status = f.fileStatus
+    } yield PartitionedFile(dir.values, SparkPath.fromFileStatus(status), 0, status.getLen, Array.empty[String],
+      status.getModificationTime, status.getLen, f.metadata + (FileJudgement.MetadataKey -> judgements(i)))
     val judged = verdicts.filter(_.rowGroups >= 0)
     val stats = PruningStats(
       filesTotal = files.size,
@@ -209,7 +230,7 @@ private[sparkbloom] final class ListingPruner(
       probeTimeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
       filesCoveredByIndex = byIndex.count(_ != null),
       filesSkippedByIndex = byIndex.count(v => v != null && v.rulesOutFile))
-    (pruned, stats)
+    (pruned, stats, ruledOut)
   }
 
   /** What the table indexes of the scan's roots say, by file position; null where none covers a file. */

@@ -66,10 +66,7 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
       format: BloomPruningFileIndex => org.apache.spark.sql.execution.datasources.FileFormat,
       useTableIndex: Boolean): FileSourceScanExec = {
     val fs = scan.relation
-    val index = fs.location match {
-      case judged: BloomPruningFileIndex => judged // by EmptyLookupRule, as this rule would have
-      case location => new BloomPruningFileIndex(location, session, fs.options, selectRowGroups, columns, useTableIndex)
-    }
+    val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups, columns, useTableIndex)
     scan.copy(relation = fs.copy(location = index, fileFormat = format(index))(fs.sparkSession))
   }
 }

@@ -47,17 +47,19 @@ private[sparkbloom] final class BloomReadParquetFileFormat(
     val sharing = !new FileSourceOptions(CaseInsensitiveMap(options)).ignoreCorruptFiles &&
       MatchingRowsReader.sharesRowGroups(sparkSession.sessionState.conf,
         StructType(partitionSchema.fields ++ requiredSchema.fields))
-    (file: PartitionedFile) =>
-      RowGroupSelection.in(file) match {
-        case Some(selection) =>
-          val read = needed.pick(fileJudged = true, judged.get, unjudged.get)
-          val shares = if (sharing) selection.rowShares(file.start, file.length) else Map.empty[Long, RowShare]
-          selection.rangesWithin(file.start, file.length, sharing).iterator.flatMap { case (start, length) =>
-            val rows = read(file.copy(start = start, length = length))
-            selection.rowKeys.foreach(MatchingRowsReader.narrow(rows, _, file.toPath.toString, shares))
-            rows
-          }
-        case None => needed.pick(fileJudged = false, judged.get, unjudged.get)(file)
+    (listed: PartitionedFile) =>
+      FileJudgement.readAs(listed).fold(Iterator.empty[InternalRow]) { file =>
+        RowGroupSelection.in(file) match {
+          case Some(selection) =>
+            val read = needed.pick(fileJudged = true, judged.get, unjudged.get)
+            val shares = if (sharing) selection.rowShares(file.start, file.length) else Map.empty[Long, RowShare]
+            selection.rangesWithin(file.start, file.length, sharing).iterator.flatMap { case (start, length) =>
+              val rows = read(file.copy(start = start, length = length))
+              selection.rowKeys.foreach(MatchingRowsReader.narrow(rows, _, file.toPath.toString, shares))
+              rows
+            }
+          case None => needed.pick(fileJudged = false, judged.get, unjudged.get)(file)
+        }
       }
   }
 

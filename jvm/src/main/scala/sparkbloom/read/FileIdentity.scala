@@ -23,6 +23,16 @@ private[sparkbloom] final case class FileIdentity(length: Long, modificationTime
   def unsettled(now: Long): Boolean =
     etag.isEmpty && changeTime < 0 && modificationTime > now - FileIdentity.SettleMillis
 
+  /**
+   * Whether `now` (the same path looked at again) is still this file: every field both know
+   * is equal. An etag or change time that only one of them has is not compared: Spark's
+   * listings drop the etag an object store's own status carries.
+   */
+  def sameFile(now: FileIdentity): Boolean =
+    now.length == length && now.modificationTime == modificationTime &&
+      (etag.isEmpty || now.etag.isEmpty || etag == now.etag) &&
+      (changeTime < 0 || now.changeTime < 0 || changeTime == now.changeTime)
+
   /** Same length, modification time and etag: the cheap part, from a listing alone. */
   def sameListing(status: FileStatus): Boolean =
     status.getLen == length && status.getModificationTime == modificationTime && FileIdentity.etagOf(status) == etag
