@@ -3,18 +3,24 @@
 package sparkbloom.catalyst
 
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.catalog.HiveTableRelation
 import org.apache.spark.sql.catalyst
-  .expressions.{Alias, Attribute, ExprId, Expression, KnownFloatingPointNormalized, NamedExpression, SubqueryExpression}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AnyValue, Collect, First, Last, MaxMinBy}
+  .expressions.{Alias, Attribute, EvalMode, ExplodeBase, ExprId, Expression, Generator, Inline, KnownFloatingPointNormalized, NamedExpression, ReplicateRows, Stack, SubqueryExpression, UserDefinedExpression}
+import org.apache.spark.sql.catalyst.expressions
+  .aggregate.{AggregateFunction, Average, BitAggregate, BloomFilterAggregate, Count, HyperLogLogPlusPlus, Max, Min, Sum}
 import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, NormalizeNaNAndZero}
 import org.apache.spark.sql.catalyst.planning.ExtractEquiJoinKeys
 import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.catalyst.plans
-  .logical.{Deduplicate, Filter, GlobalLimit, Join, LocalLimit, LogicalPlan, Offset, Project, Sample, Window}
+  .logical.{Aggregate, Expand, Filter, Generate, Join, LocalRelation, LogicalPlan, OneRowRelation, Project, Range, RebalancePartitions, RepartitionOperation, Sort, SubqueryAlias, Union, View}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
+import org.apache.spark.sql.execution.datasources.LogicalRelation
+import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, DataSourceV2ScanRelation}
 import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec
+import org.apache.spark.sql
+  .types.{ArrayType, ByteType, DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType, MapType, ShortType, StringType, StructType, UserDefinedType}
 
 import sparkbloom.SparkBloomConf
 import sparkbloom.shims.{KeySubquery, SparkShims}
@@ -138,21 +144,75 @@ private[sparkbloom] object JoinKeysStrategy {
   val DecisionTag: TreeNodeTag[Option[Decision]] = TreeNodeTag[Option[Decision]]("sparkbloom.joinKeys")
 
   /**
-   * Whether computing `plan` again gives the same rows: nothing nondeterministic, and nothing
-   * that picks rows by the order they arrive in, which a shuffle does not keep (a LIMIT or
-   * OFFSET, a sample, `first`/`last`/`any_value`/`max_by`/`collect_list`, which Spark still
-   * calls deterministic, window functions, `dropDuplicates`), in subqueries too.
+   * Whether computing `plan` again gives the same rows. A shuffle does not keep the order rows
+   * arrive in, so a second run may differ wherever a result depends on that order: a LIMIT
+   * picks other rows, `first` or `mode` other values, a floating-point sum rounds otherwise,
+   * a function of a Dataset's or Python's sees its partition or group in another order. So
+   * only what is known to depend on which rows there are, never on their order, is accepted,
+   * in subqueries too; anything else (user code, an operator or function not named here) is
+   * refused, and the keys then come only from the join's own broadcast.
    */
   def recomputesTheSame(plan: LogicalPlan): Boolean =
-    plan.deterministic && !plan.exists {
-      case _: LocalLimit | _: GlobalLimit | _: Offset | _: Sample | _: Window | _: Deduplicate => true
-      case node =>
-        node.expressions.exists(_.exists {
-          case _: First | _: Last | _: AnyValue | _: MaxMinBy | _: Collect[_] => true
-          case subquery: SubqueryExpression => !recomputesTheSame(subquery.plan)
-          case _ => false
-        })
-    }
+    !plan.exists(node => !sameRows(node) || node.expressions.exists(_.exists(e => !sameValue(e))))
+
+  private def sameRows(node: LogicalPlan): Boolean = node match {
+    case _: LogicalRelation | _: DataSourceV2Relation | _: DataSourceV2ScanRelation | _: HiveTableRelation |
+        _: LocalRelation | _: Range | _: OneRowRelation =>
+      true
+    case stage: LogicalQueryStage => recomputesTheSame(stage.logicalPlan) // judged as before adaptive execution ran it
+    case _: Project | _: Filter | _: Join | _: Union | _: Expand | _: Generate | _: SubqueryAlias | _: View => true
+    // A group keeps one of its equal keys, whichever came first, unless equal keys are the same value.
+    case aggregate: Aggregate => aggregate.groupingExpressions.forall(g => equalIsSame(g.dataType))
+    // Order and partitioning are not which rows there are.
+    case _: Sort | _: RepartitionOperation | _: RebalancePartitions => true
+    case _ => false
+  }
+
+  private def sameValue(e: Expression): Boolean = e match {
+    case subquery: SubqueryExpression => recomputesTheSame(subquery.plan)
+    case aggregate: AggregateFunction => orderInsensitive(aggregate)
+    // Rows from one row's values.
+    case _: ExplodeBase | _: Inline | _: Stack | _: ReplicateRows => true
+    case _: Generator | _: UserDefinedExpression => false
+    case _: NormalizeNaNAndZero => true
+    // Spark's own functions of one row's values: another library's may not be as deterministic as it says.
+    case _ => e.deterministic && e.getClass.getName.startsWith("org.apache.spark.sql.catalyst.expressions.")
+  }
+
+  /**
+   * Aggregates whose result is the same in any order: counts; exact sums (of integers, and of
+   * decimals with room to spare in the 10 digits Spark adds: floating-point sums round by
+   * their order); min and max of values that equal only themselves; bitwise aggregates; and
+   * sketches built and merged by max or OR, which commute (approx_count_distinct's registers,
+   * Spark's runtime Bloom filters).
+   */
+  private def orderInsensitive(f: AggregateFunction): Boolean = f match {
+    case _: Count | _: BitAggregate | _: HyperLogLogPlusPlus | _: BloomFilterAggregate => true
+    // try_sum gives null where a partial sum overflows, and which one does depends on the order.
+    case sum: Sum => exactSum(sum.child.dataType) && SparkShims.evalMode(sum) != EvalMode.TRY
+    // Spark sums an average of integers in doubles.
+    case average: Average => average.child.dataType match { case d: DecimalType => exactSum(d); case _ => false }
+    case min: Min => equalIsSame(min.child.dataType)
+    case max: Max => equalIsSame(max.child.dataType)
+    case _ => false
+  }
+
+  private def exactSum(t: DataType): Boolean = t match {
+    case ByteType | ShortType | IntegerType | LongType => true
+    case d: DecimalType => d.precision <= 28
+    case _ => false
+  }
+
+  /** Whether values of `t` that compare equal are one value: not 0.0 and -0.0, nor 'a' and 'A' under UTF8_LCASE. */
+  private def equalIsSame(t: DataType): Boolean = t match {
+    case FloatType | DoubleType => false
+    case s: StringType => SparkShims.bytewiseEquality(s)
+    case ArrayType(element, _) => equalIsSame(element)
+    case MapType(key, value, _) => equalIsSame(key) && equalIsSame(value)
+    case struct: StructType => struct.fields.forall(f => equalIsSame(f.dataType))
+    case udt: UserDefinedType[_] => equalIsSame(udt.sqlType)
+    case _ => true
+  }
 
   // Only a side whose rows the join drops when the other side lacks their key can lose them early.
   def canPruneLeft(joinType: JoinType): Boolean = joinType match {
@@ -170,8 +230,7 @@ private[sparkbloom] object JoinKeysStrategy {
    * `key` is, if `key` is a data column (not a partition column) of a Parquet scan
    * sparkbloom plans, of the other key's type.
    */
-  def scanColumn(side: LogicalPlan, key: Expression, otherType: org.apache.spark.sql.types.DataType)
-      : Option[(LogicalPlan, Expression)] = {
+  def scanColumn(side: LogicalPlan, key: Expression, otherType: DataType): Option[(LogicalPlan, Expression)] = {
     def resolve(plan: LogicalPlan, e: Expression): Option[(LogicalPlan, Expression)] = plan match {
       case Project(list, child) =>
         val aliases = list.collect { case a: Alias => a.exprId -> a.child }.toMap

@@ -10,7 +10,8 @@ import org.apache.parquet.format.FileMetaData
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{DynamicPruningSubquery, ExprId, Expression}
+import org.apache.spark.sql.catalyst.expressions.{DynamicPruningSubquery, EvalMode, ExprId, Expression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.Sum
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.internal.SQLConf
@@ -48,6 +49,9 @@ private[sparkbloom] trait SparkShim {
   /** Spark's dynamic pruning subquery for `keys`: 4.0 made the single key index a list of
    *  indices, 4.3 added a second parameter list (a projection of broadcast values). */
   def dynamicPruningSubquery(keys: KeySubquery): DynamicPruningSubquery
+
+  /** How `sum` meets an overflow (`try_sum` is a sum in TRY mode): 4.1 moved the mode into a `NumericEvalContext`. */
+  def evalMode(sum: Sum): EvalMode.Value
 
   /** Whether Spark's vectorized reader skips values of `encoding` in a column of `typeName`
    *  correctly, as it must in every column it reads when given row ranges: before 4.3 its

@@ -8,7 +8,8 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.format.{FileMetaData, Util}
 
 /** Spark 4.2 and 4.3: parquet-java 1.17, whose footer parsing has a configurable Thrift limit. */
-private[sparkbloom] object SparkShims extends Spark4Shim with RebaseModeAsEnum with ReaderSkipsShim {
+private[sparkbloom] object SparkShims
+    extends Spark4Shim with RebaseModeAsEnum with ReaderSkipsShim with SumEvalModeShim {
 
   private val ThriftSizeLimitKey = "parquet.thrift.string.size.limit"
   private val DefaultThriftSizeLimit = 100 * 1024 * 1024

@@ -247,4 +247,93 @@ class JoinPruningSuite extends AnyFunSuite with SparkSessionSuite {
     assert(!JoinKeysStrategy.recomputesTheSame(
         spark.table("side").dropDuplicates("g").select("k").queryExecution.optimizedPlan))
   }
+
+  test("a side whose keys another run could compute otherwise is not computed again for keys: " +
+    "floating-point sums, mode, percentile_approx, a Dataset's functions (the broadcast is still reused)") {
+    val session = spark
+    import session.implicits._
+    val keys = spark.read.parquet(dim).where("segment = 'a'").select("user_id").as[Long]
+    keys.map(_ + 0).toDF("k").createOrReplaceTempView("mapped")
+    keys.mapPartitions(_.map(_ + 0)).toDF("k").createOrReplaceTempView("mapped_partitions")
+    val sides = Seq(
+      "SELECT CAST(sum(CAST(user_id AS double)) AS bigint) AS k FROM dim WHERE segment = 'a' GROUP BY user_id",
+      "SELECT CAST(avg(CAST(user_id AS double)) AS bigint) AS k FROM dim WHERE segment = 'a' GROUP BY user_id",
+      "SELECT mode(user_id) AS k FROM dim WHERE segment = 'a' GROUP BY email",
+      "SELECT percentile_approx(user_id, 0.5) AS k FROM dim WHERE segment = 'a' GROUP BY email",
+      "SELECT k FROM mapped",
+      "SELECT k FROM mapped_partitions")
+    def query(side: String) = s"SELECT f.* FROM fact f JOIN ($side) d ON f.user_id = d.k"
+    // the rows are the oracle's either way (keyedScans checks them)
+    val recomputed = withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1",
+      "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false") {
+      sides.filter(side => keyedScans(query(side)).nonEmpty)
+    }
+    assert(recomputed.isEmpty, "keys from a second run of the other side")
+    val fromBroadcast = withConf("spark.sql.adaptive.enabled" -> "false") {
+      sides.map(side => side -> keyedScans(query(side)).map(_.joinKeys))
+    }
+    assert(fromBroadcast.filter(_._2 != Seq(20)).isEmpty, "the join's own keys, from its broadcast")
+  }
+
+  test("a side that every run computes alike is computed again for keys: columns, filters, joins, exact aggregates") {
+    val sides = Seq(
+      "SELECT d.user_id AS k FROM dim d JOIN (VALUES ('a')) AS s(segment) ON d.segment = s.segment",
+      "SELECT sum(user_id) AS k FROM dim WHERE segment = 'a' GROUP BY email",
+      "SELECT max(user_id) + count(*) - 1 AS k FROM dim WHERE segment = 'a' GROUP BY email",
+      "SELECT min(user_id) AS k FROM dim WHERE segment = 'a' AND user_id % 2 IN (0, 1) GROUP BY email")
+    withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1",
+      "spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false") {
+      for (side <- sides) {
+        val query = s"SELECT f.* FROM fact f JOIN ($side) d ON f.user_id = d.k"
+        val scans = keyedScans(query).filter(_.rowGroupsTotal == 80) // the fact table's
+        assert(scans.map(_.joinKeys) == Seq(20), side)
+        assert(scans.head.filesSkipped > 0, side)
+      }
+    }
+  }
+
+  test("only what is known to give the same rows in any order is computed again for keys") {
+    val session = spark
+    import session.implicits._
+    val side = spark.range(0, 100).select(col("id").as("k"), (col("id") % 7).as("g"))
+    side.createOrReplaceTempView("side")
+    spark.udf.register("plus_zero", (k: Long) => k + 0)
+    def again(sql: String) = JoinKeysStrategy.recomputesTheSame(spark.sql(sql).queryExecution.optimizedPlan)
+    val wronglyRefused = Seq(
+      "SELECT g, count(*) AS c, count(DISTINCT k) AS d, sum(k) AS s, min(k) AS lo, max(k) AS hi FROM side GROUP BY g",
+      "SELECT g, bit_or(k) AS b, bool_and(k > 3) AS a, approx_count_distinct(k) AS n FROM side GROUP BY g",
+      "SELECT g, sum(CAST(k AS decimal(20, 2))) AS s, avg(CAST(k AS decimal(20, 2))) AS a FROM side GROUP BY g",
+      "SELECT DISTINCT g FROM side",
+      "SELECT k FROM side UNION SELECT g FROM side",
+      "SELECT k FROM side INTERSECT SELECT g FROM side",
+      "SELECT s.k FROM side s LEFT JOIN side t ON s.k = t.g * 2 ORDER BY s.k",
+      "SELECT explode(array(k, g)) AS k FROM side",
+      "SELECT /*+ REPARTITION(3) */ k FROM side WHERE k IN (SELECT max(g) FROM side)"
+    ).filterNot(again)
+    assert(wronglyRefused.isEmpty)
+    val wronglyAccepted = Seq(
+      "SELECT g, sum(CAST(k AS double)) AS s FROM side GROUP BY g",
+      "SELECT g, avg(CAST(k AS float)) AS s FROM side GROUP BY g",
+      "SELECT g, avg(k) AS s FROM side GROUP BY g", // Spark sums the integers in doubles
+      "SELECT g, try_sum(k) AS s FROM side GROUP BY g", // null where a partial sum overflows
+      "SELECT g, sum(CAST(k AS decimal(38, 0))) AS s FROM side GROUP BY g",
+      "SELECT g, max(CAST(k AS double)) AS s FROM side GROUP BY g", // 0.0 or -0.0
+      "SELECT CAST(g AS double) AS d, count(*) AS c FROM side GROUP BY 1",
+      "SELECT g, mode(k) AS s FROM side GROUP BY g",
+      "SELECT g, percentile_approx(k, 0.5) AS s FROM side GROUP BY g",
+      "SELECT g, stddev(k) AS s FROM side GROUP BY g",
+      "SELECT plus_zero(k) AS k FROM side",
+      "SELECT k FROM side WHERE k IN (SELECT mode(k) FROM side GROUP BY g)"
+    ).filter(again)
+    assert(wronglyAccepted.isEmpty)
+    val typed = side.select("k").as[Long]
+    val typedWronglyAccepted = Seq(
+      "map" -> typed.map(_ + 0),
+      "mapPartitions" -> typed.mapPartitions(_.map(_ + 0)),
+      "filter" -> typed.filter(_ > 3),
+      "mapGroups" -> typed.groupByKey(_ % 7).mapGroups((g, ks) => g + ks.size),
+      "reduceGroups" -> typed.groupByKey(_ % 7).reduceGroups(_ + _).map(_._2)
+    ).collect { case (name, ds) if JoinKeysStrategy.recomputesTheSame(ds.queryExecution.optimizedPlan) => name }
+    assert(typedWronglyAccepted.isEmpty)
+  }
 }
