@@ -48,7 +48,7 @@ private[sparkbloom] final class BloomReadParquetFileFormat(
       MatchingRowsReader.sharesRowGroups(sparkSession.sessionState.conf,
         StructType(partitionSchema.fields ++ requiredSchema.fields))
     (listed: PartitionedFile) =>
-      FileJudgement.readAs(listed).fold(Iterator.empty[InternalRow]) { file =>
+      FileJudgement.readAs(listed).fold[Iterator[InternalRow]](Iterator.empty) { file =>
         RowGroupSelection.in(file) match {
           case Some(selection) =>
             val read = needed.pick(fileJudged = true, judged.get, unjudged.get)

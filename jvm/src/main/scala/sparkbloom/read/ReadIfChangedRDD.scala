@@ -43,7 +43,7 @@ private[sparkbloom] final class ReadIfChangedRDD[T: ClassTag](
     split.asInstanceOf[Part].scanned.fold(Seq.empty[String])(scan.preferredLocations)
 
   override def compute(split: Partition, context: TaskContext): Iterator[T] = {
-    val own = split.asInstanceOf[Part].scanned.fold(Iterator.empty[T])(scan.iterator(_, context))
+    val own = split.asInstanceOf[Part].scanned.fold[Iterator[T]](Iterator.empty)(scan.iterator(_, context))
     // the judgement is looked at here first so that nothing is opened when all still hold
     val changed = unread.getOrElse(split.index, Nil).filterNot(FileJudgement.holdsFor)
     if (changed.isEmpty) own

@@ -50,7 +50,7 @@ class ReexecutionSuite extends AnyFunSuite with SparkSessionSuite {
   }
 
   private def distinct(random: Random, from: Long): Seq[Long] =
-    Iterator.continually(from + random.nextInt(1000000)).distinct.take(rowsPerFile).toSeq
+    Seq.fill(rowsPerFile * 2)(from + random.nextInt(1000000)).distinct.take(rowsPerFile)
 
   private def place(file: File, target: File): Unit =
     Files.copy(file.toPath, target.toPath, StandardCopyOption.REPLACE_EXISTING)
