@@ -56,7 +56,7 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
   /**
    * Spark's splits of the kept files, each judged one cut into the ranges of its row groups
    * that may match (V2 keeps parquet-java's midpoint rule: its splits share no row group);
-   * and, in a partition of their own, what the verdicts left unread, read only if it changes
+   * and, with the last of them, what the verdicts left unread, read only if it changes
    * before the scan is executed again ([[FileJudgement]]). Of a split cut into ranges, the
    * first reads the whole split if the file changed, the others nothing.
    */
@@ -80,8 +80,12 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
       })
     }.filter(_.files.nonEmpty)
     val left = index.pruner.lastRuledOut ++ unread.result()
-    (if (left.isEmpty) kept else kept :+ FilePartition(kept.size, left.toArray))
-      .zipWithIndex.map { case (partition, i) => partition.copy(index = i) }
+    // with the last split where there is one: a task of their own costs a lookup more than they do
+    val all =
+      if (left.isEmpty) kept
+      else if (kept.isEmpty) Seq(FilePartition(0, left.toArray))
+      else kept.init :+ kept.last.copy(files = kept.last.files ++ left)
+    all.zipWithIndex.map { case (partition, i) => partition.copy(index = i) }
   }
 
   override def createReaderFactory(): PartitionReaderFactory = {

@@ -103,14 +103,15 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
 
   /**
    * `rdd` with `unread` added: in a bucketed scan, each in its bucket's partition; otherwise
-   * all in one partition of their own.
+   * all in the last partition, or one of their own where the scan has none.
    */
   private def withUnread[T: ClassTag](rdd: RDD[T], files: FileScanRDD, unread: Seq[PartitionedFile],
       unsafeSchema: Option[StructType]): RDD[T] =
     if (unread.isEmpty) rdd
     else {
+      // with the last split where there is one: a task of their own costs a lookup more than they do
       val byPartition =
-        if (!bucketed) Map(rdd.partitions.length -> unread)
+        if (!bucketed) Map(math.max(rdd.partitions.length - 1, 0) -> unread)
         else unread.groupBy(f => BucketingUtils.getBucketId(f.toPath.getName).getOrElse(0) % rdd.partitions.length)
       new ReadIfChangedRDD(rdd, files, byPartition, unsafeSchema)
     }
