@@ -59,8 +59,7 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
         RowGroupSelection.in(file) match {
           case Some(selection) =>
             val judged = file.otherConstantMetadataColumnValues + (RowGroupSelection.MetadataKey -> selection.applied)
-            // V2 keeps parquet-java's midpoint rule: its splits share no row group
-            selection.rangesWithin(file.start, file.length, sharing = false).map { case (start, length) =>
+            selection.rangesWithin(file.start, file.length).map { case (start, length) =>
               file.copy(start = start, length = length, otherConstantMetadataColumnValues = judged)
             }
           case None => Seq(file)

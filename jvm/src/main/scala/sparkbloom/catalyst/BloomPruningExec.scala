@@ -93,7 +93,7 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
 
   /**
    * Drops the partitions that read nothing: splits of judged files holding no split
-   * midpoint of a row group that may match, nor a share of one ([[RowGroupSelection]]).
+   * midpoint of a row group that may match ([[RowGroupSelection]]).
    * A lookup that keeps one small row group of a file Spark splits in several ran a task per
    * split, all but one opening nothing. Bucketed scans keep every partition: there a
    * partition is a bucket.
