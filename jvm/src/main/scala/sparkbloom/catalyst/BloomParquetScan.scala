@@ -66,7 +66,7 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
       partition.copy(files = partition.files.flatMap { file =>
         RowGroupSelection.in(file) match {
           case Some(selection) =>
-            val ranges = selection.rangesWithin(file.start, file.length, sharing = false)
+            val ranges = selection.rangesWithin(file.start, file.length)
             if (ranges.isEmpty) unread += file.copy(otherConstantMetadataColumnValues =
               file.otherConstantMetadataColumnValues - RowGroupSelection.MetadataKey)
             ranges.zipWithIndex.map { case ((start, length), i) =>

@@ -4,8 +4,7 @@ package sparkbloom.read
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.{FileSourceOptions, InternalRow}
-import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.sources.Filter
@@ -16,9 +15,7 @@ import org.apache.spark.sql.types.StructType
  * driver judged, a split reads only the row groups the driver found may match (see
  * [[RowGroupSelection]]), a split left with none opens nothing, and filters are not read a
  * second time. A file the driver could not judge is read exactly as Spark reads it, with
- * parquet-java's own in-task filtering. Where rows are narrowed, a large row group may be
- * shared by all the splits it spans, each reading its share of the rows (see
- * [[RowGroupSelection]]); whether this scan's splits share is decided here, once.
+ * parquet-java's own in-task filtering.
  *
  * @param readers which of the two readers the scan's files need ([[TaskReaders]]), asked when
  *                the scan is executed: the files of the listing the scan last made (only the
@@ -41,21 +38,14 @@ private[sparkbloom] final class BloomReadParquetFileFormat(
     val needed = readers()
     val unjudged = if (needed.unjudged) Some(reader(hadoopConf)) else None
     val judged = if (needed.judged) Some(reader(BloomReadParquetFileFormat.withoutTaskFilters(hadoopConf))) else None
-    // Decided once for all tasks: splits share a row group only if every one of them narrows.
-    // Not where corrupt files are skipped: a split failing to read its share would then lose
-    // it silently, while the other splits return only theirs.
-    val sharing = !new FileSourceOptions(CaseInsensitiveMap(options)).ignoreCorruptFiles &&
-      MatchingRowsReader.sharesRowGroups(sparkSession.sessionState.conf,
-        StructType(partitionSchema.fields ++ requiredSchema.fields))
     (listed: PartitionedFile) =>
       FileJudgement.readAs(listed).fold[Iterator[InternalRow]](Iterator.empty) { file =>
         RowGroupSelection.in(file) match {
           case Some(selection) =>
             val read = needed.pick(fileJudged = true, judged.get, unjudged.get)
-            val shares = if (sharing) selection.rowShares(file.start, file.length) else Map.empty[Long, RowShare]
-            selection.rangesWithin(file.start, file.length, sharing).iterator.flatMap { case (start, length) =>
+            selection.rangesWithin(file.start, file.length).iterator.flatMap { case (start, length) =>
               val rows = read(file.copy(start = start, length = length))
-              selection.rowKeys.foreach(MatchingRowsReader.narrow(rows, _, file.toPath.toString, shares))
+              selection.rowKeys.foreach(MatchingRowsReader.narrow(rows, _, file.toPath.toString))
               rows
             }
           case None => needed.pick(fileJudged = false, judged.get, unjudged.get)(file)

@@ -25,7 +25,7 @@ private[sparkbloom] object ExecutorProbing {
   private val FilesPerTask = 2000
 
   private final case class Compact(rowGroups: Int, mayMatch: Array[Boolean], midpoints: Option[Array[Long]],
-      rowKeys: Option[RowKeys], extents: Option[Array[RowGroupExtent]])
+      rowKeys: Option[RowKeys])
 
   /** Verdicts for `files`, in order, and the filter bytes the tasks read. */
   def judge(
@@ -59,14 +59,12 @@ private[sparkbloom] object ExecutorProbing {
           val pruner =
             new FilePruner(conf.value, ProbeCache.shared, "", caseSensitive, legacyCalendarSession, parallelism)
           val verdicts = pruner.judge(statuses, predicate)
-            .map(v =>
-              Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray), v.rowKeys, v.extents.map(_.toArray)))
+            .map(v => Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray), v.rowKeys))
           Iterator((verdicts, pruner.filterBytesRead))
         }.collect()
       } finally sc.setJobDescription(previous)
     val verdicts = results.iterator.flatMap(_._1).zip(files.iterator).map { case (c, status) =>
-      FileVerdict(status, c.rowGroups, c.mayMatch.toIndexedSeq, c.midpoints.map(_.toIndexedSeq), c.rowKeys,
-        c.extents.map(_.toIndexedSeq))
+      FileVerdict(status, c.rowGroups, c.mayMatch.toIndexedSeq, c.midpoints.map(_.toIndexedSeq), c.rowKeys)
     }.toIndexedSeq
     (verdicts, results.map(_._2).sum)
   }

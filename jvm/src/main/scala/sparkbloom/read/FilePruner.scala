@@ -20,17 +20,14 @@ import sparkbloom.warnings.WarnOnce
 /**
  * The driver's verdict on one file: which row groups may hold a match (`rowGroups` is -1
  * for a file it could not judge), each row group's split midpoint, for reading only
- * those that may, and what a row must hold to match ([[RowKeys]]), for reading only such rows;
- * each row group's bytes and rows (`extents`) where the footer was read, for sharing its rows
- * among the splits it spans.
+ * those that may, and what a row must hold to match ([[RowKeys]]), for reading only such rows.
  */
 private[sparkbloom] final case class FileVerdict(
     status: FileStatus,
     rowGroups: Int,
     mayMatch: IndexedSeq[Boolean],
     midpoints: Option[IndexedSeq[Long]] = None,
-    rowKeys: Option[RowKeys] = None,
-    extents: Option[IndexedSeq[RowGroupExtent]] = None) {
+    rowKeys: Option[RowKeys] = None) {
 
   /** A file is read unless it was judged, has row groups, and every one is ruled out. */
   def keep: Boolean = rowGroups <= 0 || mayMatch.exists(identity)
@@ -134,7 +131,7 @@ private[sparkbloom] final class FilePruner(
       // Row groups of a file share its schema: the first kept one stands for all.
       val rowKeys = footer.rowGroups.indices.find(mayMatch)
         .flatMap(i => judge.rowKeys(footer.rowGroups(i), predicate, RowKeys.MaxHashes))
-      FileVerdict(status, footer.rowGroups.size, mayMatch, footer.splitMidpoints, rowKeys, footer.extents)
+      FileVerdict(status, footer.rowGroups.size, mayMatch, footer.splitMidpoints, rowKeys)
     } finally filterBytes.addAndGet(file.filterBytesRead)
   }
 }

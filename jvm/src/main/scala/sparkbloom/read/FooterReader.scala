@@ -58,22 +58,18 @@ private[sparkbloom] object FooterReader {
     stream.readFully(bytes)
     // The same Thrift size limit as parquet-java's own footer parsing.
     val raw = SparkShims.readThriftFooter(new ByteArrayInputStream(bytes), conf)
-    val splitBytes = rowGroupBytes(raw)
+    val midpoints = splitMidpoints(raw)
     val parsed =
       if (decryptionConfigured || raw.isSetEncryption_algorithm) ParquetFileReader.readFooter(input, options, stream)
       else new ParquetMetadataConverter(options)
         .readParquetMetadata(new ByteArrayInputStream(bytes), ParquetMetadataConverter.NO_FILTER)
-    FooterSummary(parsed, splitBytes)
+    FooterSummary(parsed, midpoints)
   }
 
   /** The offsets parquet-java's split filter assigns each row group by, in footer order. */
-  private[read] def splitMidpoints(raw: FileMetaData): Option[IndexedSeq[Long]] =
-    rowGroupBytes(raw).map(_.map { case (start, size) => start + size / 2 })
-
-  /** Each row group's bytes `(start, size)` as parquet-java's split filter takes them, in footer order. */
-  private def rowGroupBytes(raw: FileMetaData): Option[IndexedSeq[(Long, Long)]] = {
+  private[read] def splitMidpoints(raw: FileMetaData): Option[IndexedSeq[Long]] = {
     val rowGroups = Option(raw.getRow_groups).map(_.asScala.toIndexedSeq).getOrElse(IndexedSeq.empty)
-    val bytes = rowGroups.map { rowGroup =>
+    val midpoints = rowGroups.map { rowGroup =>
       val chunks = Option(rowGroup.getColumns).map(_.asScala.toSeq).getOrElse(Nil)
       for {
         first <- chunks.headOption.flatMap(c => Option(c.getMeta_data))
@@ -86,9 +82,9 @@ private[sparkbloom] object FooterReader {
           if (first.isSetDictionary_page_offset && first.getData_page_offset > first.getDictionary_page_offset) {
             first.getDictionary_page_offset
           } else first.getData_page_offset
-        (start, size)
+        start + size / 2
       }
     }
-    if (bytes.forall(_.isDefined)) Some(bytes.flatten) else None
+    if (midpoints.forall(_.isDefined)) Some(midpoints.flatten) else None
   }
 }

@@ -68,30 +68,16 @@ private[sparkbloom] final case class RowGroupSummary(ordinal: Int, rowCount: Lon
 }
 
 /**
- * A row group as a file's splits see it: its bytes `[start, end)` by parquet-java's split
- * rule (see [[FooterReader]]), whose midpoint gives it to one split, its rows and its
- * uncompressed bytes. Splits overlapping it may share its rows instead ([[RowGroupSelection]]),
- * which needs Spark's reader to skip rows in every column chunk of it (`rowsSkippable`).
- */
-private[sparkbloom] final case class RowGroupExtent(start: Long, size: Long, firstRow: Long, rows: Long,
-    uncompressedBytes: Long, rowsSkippable: Boolean) {
-  def end: Long = start + size
-  def midpoint: Long = start + size / 2
-}
-
-/**
  * The part of a footer that pruning needs, small enough to cache for many files.
  *
- * @param extents per row group, its bytes and rows as splits see them; None when unknown
+ * @param splitMidpoints per row group, the offset by which parquet-java gives it to one
+ *                       split (see [[FooterReader]]); None when unknown
  */
 private[sparkbloom] final case class FooterSummary(
     rowGroups: IndexedSeq[RowGroupSummary],
     keyValueMetadata: Map[String, String],
     createdBy: String,
-    extents: Option[IndexedSeq[RowGroupExtent]]) {
-
-  /** Per row group, the offset by which parquet-java gives it to one split; None when unknown. */
-  def splitMidpoints: Option[IndexedSeq[Long]] = extents.map(_.map(_.midpoint))
+    splitMidpoints: Option[IndexedSeq[Long]]) {
 
   /** Spark 2.x files and files written in LEGACY rebase mode store rebased dates. */
   def writtenWithLegacyCalendar: Boolean =
@@ -99,7 +85,7 @@ private[sparkbloom] final case class FooterSummary(
       keyValueMetadata.get(FooterSummary.SparkVersionKey).exists(_.startsWith("2."))
 
   /** Rough heap size, for the cache's byte budget. */
-  def estimatedBytes: Long = 256L + rowGroups.map(rg => 120L + rg.chunks.size * 200L).sum +
+  def estimatedBytes: Long = 256L + rowGroups.map(rg => 72L + rg.chunks.size * 200L).sum +
     keyValueMetadata.map { case (k, v) => 2L * (k.length + v.length) }.sum
 }
 
@@ -112,44 +98,20 @@ private[sparkbloom] object FooterSummary {
   /** The prefix of the key-value metadata sparkbloom writes (inspect shows it). */
   val OwnKeyPrefix = "sparkbloom."
 
-  /**
-   * @param splitBytes per row group, `(start, size)` by parquet-java's split rule, read from
-   *                   the raw footer ([[FooterReader]]); None when unknown
-   */
-  def apply(footer: ParquetMetadata, splitBytes: Option[IndexedSeq[(Long, Long)]]): FooterSummary = {
-    val blocks = footer.getBlocks.asScala.toIndexedSeq
+  def apply(footer: ParquetMetadata, splitMidpoints: Option[IndexedSeq[Long]]): FooterSummary = {
     // In a file that uses encryption every column counts as encrypted: parquet-java shows a
     // column encrypted with the footer key as a plain one, yet encrypts its filter, and the
     // table index, which is plaintext, must hold nothing of such a file.
     val fileEncrypted = Option(footer.getFileMetaData.getEncryptionType).exists(_ != EncryptionType.UNENCRYPTED)
-    val rowGroups = blocks.zipWithIndex.map { case (block, i) =>
+    val rowGroups = footer.getBlocks.asScala.toIndexedSeq.zipWithIndex.map { case (block, i) =>
       RowGroupSummary(i, block.getRowCount,
         block.getColumns.asScala.toIndexedSeq.map(c => c.getPath.toDotString -> chunk(c, fileEncrypted)))
     }
-    val firstRows = blocks.scanLeft(0L)(_ + _.getRowCount)
-    val extents = splitBytes.filter(_.size == blocks.size).map(_.indices.map { i =>
-      val (start, size) = splitBytes.get(i)
-      RowGroupExtent(start, size, firstRows(i), blocks(i).getRowCount, blocks(i).getTotalByteSize,
-        blocks(i).getRowCount <= Int.MaxValue &&
-          // an encrypted chunk is not asked: that would decrypt its metadata
-          blocks(i).getColumns.asScala.forall(c => !c.isEncrypted && rowsSkippable(c)))
-    })
     val kv = Option(footer.getFileMetaData.getKeyValueMetaData).map(_.asScala.toMap).getOrElse(Map.empty)
     // Only the keys pruning reads, and sparkbloom's own, are kept: Spark's schema JSON can be large.
     FooterSummary(rowGroups,
       kv.filter { case (k, _) => k == SparkVersionKey || k == LegacyDateTimeKey || k.startsWith(OwnKeyPrefix) },
-      Option(footer.getFileMetaData.getCreatedBy).getOrElse(""), extents)
-  }
-
-  /**
-   * Whether Spark's reader can skip rows of this chunk (row ranges): it needs an offset index
-   * and encodings whose values this Spark skips correctly (a chunk that lists none is
-   * trusted with nothing).
-   */
-  def rowsSkippable(chunk: ColumnChunkMetaData): Boolean = {
-    val encodings = chunk.getEncodings.asScala
-    chunk.getOffsetIndexReference != null && encodings.nonEmpty &&
-    encodings.forall(SparkShims.readerSkips(_, chunk.getPrimitiveType.getPrimitiveTypeName))
+      Option(footer.getFileMetaData.getCreatedBy).getOrElse(""), splitMidpoints)
   }
 
   private def chunk(c: ColumnChunkMetaData, fileEncrypted: Boolean): ChunkSummary = {

@@ -35,12 +35,8 @@ private[read] object KeyChunkScan {
     scannedTypes.contains(column.getPrimitiveType.getPrimitiveTypeName) && column.getMaxRepetitionLevel == 0 &&
       chunk.getEncodings.asScala.forall(e => levelsAndValues.contains(e.name))
 
-  /**
-   * Calls `each(row)` for every row of the chunk whose pages `reader` reads and whose value's
-   * hash is one of `keys`; the first page read starts at row `firstRow` of the row group.
-   */
-  def foreachMatch(reader: PageReader, column: ColumnDescriptor, keys: RowKeys, firstRow: Int = 0)(
-      each: Int => Unit): Unit = {
+  /** Calls `each(row)` for every row of the chunk whose pages `reader` reads and whose value's hash is one of `keys`. */
+  def foreachMatch(reader: PageReader, column: ColumnDescriptor, keys: RowKeys)(each: Int => Unit): Unit = {
     val typeName = column.getPrimitiveType.getPrimitiveTypeName
     val dictionaryPage = reader.readDictionaryPage()
     val dictionary =
@@ -60,7 +56,7 @@ private[read] object KeyChunkScan {
     // and numbers with the keys' bits, where the keys came with them
     val byNumber = if (number) keys.byNumber.filter(_.width == width).orNull else null
     val maxDefinition = column.getMaxDefinitionLevel
-    var pageRow = firstRow
+    var firstRow = 0
     var page: DataPage = reader.readPage()
     while (page != null) {
       val count = page.getValueCount
@@ -81,7 +77,7 @@ private[read] object KeyChunkScan {
               else if (!number) keys.contains(XxHash64.hashBytes(bytes, at, length))
               else if (length == 4) keys.contains(XxHash64.hashInt(LittleEndian.int(bytes, at)))
               else keys.contains(XxHash64.hashLong(LittleEndian.long(bytes, at)))
-            if (matches) each(pageRow + i)
+            if (matches) each(firstRow + i)
             at += length
           }
           i += 1
@@ -93,11 +89,11 @@ private[read] object KeyChunkScan {
         ids.initFromPage(count, values)
         var i = 0
         while (i < count) {
-          if (defined() && matchingIds(ids.readValueDictionaryId())) each(pageRow + i)
+          if (defined() && matchingIds(ids.readValueDictionaryId())) each(firstRow + i)
           i += 1
         }
       }
-      pageRow += count
+      firstRow += count
       page = reader.readPage()
     }
   }

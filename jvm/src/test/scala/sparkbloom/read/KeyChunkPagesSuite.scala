@@ -81,7 +81,7 @@ class KeyChunkPagesSuite extends AnyFunSuite {
     val in = HadoopInputFile.fromPath(new Path(file.toUri), new Configuration()).newStream()
     try {
       val found = scala.collection.mutable.ArrayBuffer.empty[Int]
-      KeyChunkScan.foreachMatch(KeyChunkPages.read(in, chunk).get._1, column,
+      KeyChunkScan.foreachMatch(KeyChunkPages.read(in, chunk).get, column,
         RowKeys("k", keys.map(k => XxHash64.hashInt(k)).toArray))(found += _)
       found.toSeq
     } finally {

@@ -263,7 +263,7 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
             scannedChunks += 1
             if (chunk.hasDictionaryPage) withDictionary += 1
             def scan(keys: RowKeys): Seq[Int] = {
-              val own = KeyChunkPages.read(stream, chunk).map(_._1)
+              val own = KeyChunkPages.read(stream, chunk)
               assert(own.isDefined == ownPages, s"$name, row group $i: ${chunk.getCodec}")
               val found = (Seq(reader.readRowGroup(i).getPageReader(column)) ++ own).map { pages =>
                 val rows = scala.collection.mutable.ArrayBuffer.empty[Int]
@@ -399,7 +399,7 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
         try {
           reader.getRowGroups.asScala.flatMap { block =>
             val chunk = block.getColumns.asScala.find(_.getPath.toDotString == "k").get
-            val pageReader = KeyChunkPages.read(stream, chunk).get._1
+            val pageReader = KeyChunkPages.read(stream, chunk).get
             Iterator.continually(pageReader.readPage()).takeWhile(_ != null).map {
               case p: org.apache.parquet.column.page.DataPageV1 =>
                 KeyChunkScan.everyDefinedV1(p.getBytes.toByteBuffer, p.getDlEncoding, 1, p.getValueCount)
@@ -446,7 +446,7 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
         chunk.getEncodings, chunk.getStatistics, chunk.getFirstDataPageOffset, chunk.getDictionaryPageOffset,
         values, size, chunk.getTotalUncompressedSize)
     def valuesIn(meta: ColumnChunkMetaData): Long = {
-      val pages = KeyChunkPages.read(stream, meta).get._1
+      val pages = KeyChunkPages.read(stream, meta).get
       assert(pages.readDictionaryPage() == null)
       Iterator.continually(pages.readPage()).takeWhile(_ != null).map(_.getValueCount.toLong).sum
     }

@@ -14,21 +14,23 @@ import org.scalatest.funsuite.AnyFunSuite
 import sparkbloom.{ParquetFiles, SparkSessionSuite}
 
 /**
- * A kept row group larger than a split is shared by every split its bytes overlap
- * ([[RowGroupSelection.rowShares]]): each task scans the key column of its share of the rows
- * only. These tests put keys on the rows where shares meet (the first and last row of each
- * share), in files of one row group over many splits and of several row groups each over a
- * few, and compare every lookup with Spark reading the files with sparkbloom and Parquet
- * filter pushdown off; row indexes (`_metadata.row_index`) must be each row's position.
+ * Kept row groups much larger than Spark's splits: each is read whole, rows narrowed, by the
+ * one split holding its midpoint (parquet-java's rule), never shared among the splits its
+ * bytes overlap. Lookups put keys all over each row group (its first and last rows, and
+ * where other splits' bytes begin) in files of one row group over many splits and of several
+ * row groups each over a few, and compare every lookup with Spark reading the files with
+ * sparkbloom and Parquet filter pushdown off: the rows, their row indexes
+ * (`_metadata.row_index`) and the split Spark reports for them (`_metadata.file_block_*`,
+ * `input_file_block_*()`).
  */
-class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
+class LargeRowGroupSplitsSuite extends AnyFunSuite with SparkSessionSuite {
 
   private val splitBytes = 1024L * 1024
 
   override protected def sessionConf: Map[String, String] = Map(
     "spark.sql.files.maxPartitionBytes" -> splitBytes.toString,
     "spark.sql.files.openCostInBytes" -> "0",
-    // these row groups are a few MB: narrow (and so share) them anyway
+    // these row groups are a few MB: narrow their rows anyway
     "spark.sparkbloom.pruning.rowsAbove" -> "0")
 
   private val rows = 120000L
@@ -38,7 +40,7 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
 
   /** One file, rows in position order, row groups of `rowGroupBytes`, pages of 16 KB. */
   private def write(name: String, rowGroupBytes: Long): String = {
-    val path = Files.createTempDirectory(s"sparkbloom-share-$name").toString + "/t"
+    val path = Files.createTempDirectory(s"sparkbloom-large-$name").toString + "/t"
     spark.range(0, rows, 1, 1)
       .select(
         col("id").as("pos"),
@@ -83,8 +85,12 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
     sized.zip(firstRows).map { case ((start, end, count), first) => (start, end, first, count) }
   }
 
-  /** The positions where one split's share of a row group ends and the next one's begins, and the ends. */
-  private def sharePositions(path: String): Seq[Long] = {
+  /**
+   * Positions around each row group's first and last row and around the rows at which other
+   * splits' bytes begin (in proportion to the row group's bytes): rows a split other than the
+   * midpoint's might be tempted to read.
+   */
+  private def positionsAcrossSplits(path: String): Seq[Long] = {
     val splits = splitsOf(path)
     rowGroupsOf(path).flatMap { case (start, end, first, count) =>
       val cuts = splits.map(_._1).filter(at => at > start && at < end)
@@ -96,20 +102,20 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
   private def lookup(path: String, keys: Seq[Long]): DataFrame => DataFrame =
     _.where(col("k").isin(keys: _*)).select(col("pos"), col("k"), col("s"), col("few"), col("_metadata.row_index"))
 
-  private def checkSharing(path: String, expectedRowGroups: Int): Unit = {
+  private def checkMidpointReads(path: String, expectedRowGroups: Int): Unit = {
     assert(rowGroupsOf(path).size == expectedRowGroups)
-    val positions = sharePositions(path)
+    val positions = positionsAcrossSplits(path)
     assert(splitsOf(path).size >= 8, "the file should be read by many splits")
     val keys = positions.map(keyAt)
     val expected = truth(path, lookup(path, keys))
     assert(expected.size == keys.size)
-    val got = lookup(path, keys)(spark.read.parquet(path))
-    assert(sorted(got) == expected)
-    assert(got.collect().forall(r => r.getLong(0) == r.getLong(4)), "row indexes are the rows' positions")
-    // each share is read by its own task: the keys come from as many partitions as there are splits
-    val partitions = got.select(spark_partition_id()).distinct().count()
-    assert(partitions >= splitsOf(path).size - 1, s"$partitions partitions returned rows")
-    // one key at a time: the first, a share's last and the next share's first row, the last
+    val df = lookup(path, keys)(spark.read.parquet(path))
+    assert(sorted(df) == expected)
+    assert(df.collect().forall(r => r.getLong(0) == r.getLong(4)), "row indexes are the rows' positions")
+    // each row group's rows come from one task, the one of the split holding its midpoint
+    val partitions = df.select(spark_partition_id()).distinct().count()
+    assert(partitions == expectedRowGroups, s"$partitions partitions returned rows")
+    // one key at a time: the first row, rows where other splits' bytes begin, the last row
     Seq(positions.head, positions(positions.size / 2), positions(positions.size / 2 + 1), positions.last).foreach {
       pos =>
         assert(sorted(lookup(path, Seq(keyAt(pos)))(spark.read.parquet(path))) ==
@@ -117,18 +123,41 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
     }
   }
 
-  test("one row group over many splits: each split reads its share, rows where shares meet are found once") {
-    checkSharing(oneRowGroup, expectedRowGroups = 1)
+  test("one row group over many splits: read whole by the split holding its midpoint, rows narrowed") {
+    checkMidpointReads(oneRowGroup, expectedRowGroups = 1)
   }
 
   test("several row groups, each over a few splits") {
-    checkSharing(fourRowGroups, expectedRowGroups = 4)
+    checkMidpointReads(fourRowGroups, expectedRowGroups = 4)
   }
 
-  test("string keys, keys most rows of a share hold, a key no row holds") {
+  test("rows report the split Spark reports for them: _metadata.file_block_* and input_file_block_*()") {
+    // Rows of a row group spanning several splits belong to the split holding its midpoint,
+    // in Spark as in parquet-java; they must say so whatever sparkbloom prunes or narrows.
+    Seq(oneRowGroup, fourRowGroups).foreach { path =>
+      val keys = (0L until rows by 997).map(keyAt) ++ positionsAcrossSplits(path).map(keyAt)
+      val query: DataFrame => DataFrame = _.where(col("k").isin(keys: _*)).select(
+        col("pos"), col("_metadata.file_block_start"), col("_metadata.file_block_length"),
+        input_file_block_start().as("block_start"), input_file_block_length().as("block_length"))
+      val expected = truth(path, query)
+      assert(expected.size == keys.distinct.size)
+      assert(expected.map(_.getLong(1)).distinct.size == rowGroupsOf(path).size, "one split per row group")
+      Seq("spark.sparkbloom.pruning.rows" -> "true", "spark.sparkbloom.pruning.rows" -> "false").foreach { setting =>
+        withConf(setting) {
+          val got = sorted(query(spark.read.parquet(path)))
+          assert(got.size == expected.size, s"$path, $setting")
+          val differing = got.zip(expected).filter { case (a, b) => a != b }
+          assert(differing.isEmpty,
+            s"$path, $setting: ${differing.size} rows (got, Spark's), e.g. ${differing.take(3)}")
+        }
+      }
+    }
+  }
+
+  test("string keys, keys most rows of a row group hold, a key no row holds") {
     Seq(oneRowGroup, fourRowGroups).foreach { path =>
       val queries: Seq[DataFrame => DataFrame] = Seq(
-        _.where(col("s").isin(sharePositions(path).map(p => s"user-${keyAt(p)}"): _*)).select("pos", "s"),
+        _.where(col("s").isin(positionsAcrossSplits(path).map(p => s"user-${keyAt(p)}"): _*)).select("pos", "s"),
         _.where(col("few") === 3).agg(count(lit(1)), sum("pos")),
         _.where(col("few").isin(1, 2, 3)).agg(count(lit(1)), sum("pos"), max("pos"), min("pos")),
         _.where(col("k") === rows + 5).select("pos"))
@@ -136,14 +165,14 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
     }
   }
 
-  test("scans that do not share read the same rows: row reader, V2, rows not narrowed, corrupt files skipped") {
-    val keys = sharePositions(oneRowGroup).map(keyAt)
+  test(
+    "other readers read the same rows from the same split: row reader, V2, rows not narrowed, corrupt files skipped") {
+    val keys = positionsAcrossSplits(oneRowGroup).map(keyAt)
     val expected = truth(oneRowGroup, lookup(oneRowGroup, keys))
     Seq(
       "spark.sql.parquet.enableVectorizedReader" -> "false",
       "spark.sql.sources.useV1SourceList" -> "",
       "spark.sparkbloom.pruning.rows" -> "false",
-      // a split failing to read its share would be skipped silently: no sharing
       "spark.sql.files.ignoreCorruptFiles" -> "true").foreach { setting =>
       withConf(setting) {
         val df = spark.read.parquet(oneRowGroup).where(col("k").isin(keys: _*))
@@ -151,17 +180,16 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
           if (setting._1.contains("useV1")) df.select("pos", "k", "s", "few").withColumn("row_index", col("pos"))
           else df.select(col("pos"), col("k"), col("s"), col("few"), col("_metadata.row_index"))
         assert(sorted(selected) == expected, setting.toString)
-        // without sharing one split, the one holding the row group's midpoint, reads every row
+        // one split, the one holding the row group's midpoint, reads every row
         assert(df.select(spark_partition_id()).distinct().count() == 1, setting.toString)
       }
     }
   }
 
-  test("rows larger than a split: the split holding a row group's midpoint reads it when the scan does not share") {
+  test("rows larger than a split: the split holding a row group's midpoint reads it, its task is not dropped") {
     // three rows of 3 MB in one uncompressed row group over 1 MB splits: the split holding the
-    // midpoint gets no row of it when sharing, so the driver must not drop its task, or a scan
-    // that does not share (decided by the reader) loses every row
-    val path = Files.createTempDirectory("sparkbloom-share-wide").toString + "/t"
+    // midpoint may hold none of the rows' first bytes, and must still read the row group
+    val path = Files.createTempDirectory("sparkbloom-large-wide").toString + "/t"
     spark.range(0, 3, 1, 1)
       .select((col("id") * 7 + 1).as("k"), repeat(col("id").cast("string"), 3 * 1024 * 1024).as("wide"))
       .coalesce(1)
@@ -174,7 +202,6 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
       "spark.sql.files.ignoreCorruptFiles" -> "true",
       "spark.sql.sources.useV1SourceList" -> "",
       "spark.sparkbloom.pruning.rows" -> "false",
-      // sharing: the row is read by the split its bytes give it to
       "spark.sparkbloom.enabled" -> "true").foreach { setting =>
       withConf(setting) {
         queries.foreach { query =>
@@ -186,11 +213,11 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
     }
   }
 
-  test("a shared row group and one whose rows cannot be skipped, read by one split") {
+  test("row groups whose rows can be skipped and row groups whose rows cannot, in one file") {
     // parquet v2: strings that outgrow the dictionary fall back to DELTA_BYTE_ARRAY, which
-    // sparkbloom never asks Spark's reader to skip rows in; the first three quarters' strings stay
-    // in the dictionary, so their row groups are shared and the last quarter's are read whole
-    val path = Files.createTempDirectory("sparkbloom-share-mixed").toString + "/t"
+    // sparkbloom never asks Spark's reader to skip rows in: the first three quarters' strings
+    // stay in the dictionary, the last quarter's do not, so the file's rows are read whole
+    val path = Files.createTempDirectory("sparkbloom-large-mixed").toString + "/t"
     spark.range(0, rows, 1, 1)
       .select(col("id").as("pos"), (col("id") * 7919 % rows).as("k"),
         when(col("id") < rows * 3 / 4, concat(lit("v"), (col("id") % 10).cast("string")))
@@ -205,8 +232,7 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
       .map(_.meta.getEncodings.toString)
     assert(encodings.exists(_.contains("DELTA_BYTE_ARRAY")) && encodings.exists(!_.contains("DELTA_BYTE_ARRAY")),
       encodings)
-    // splits of one and a half row groups: a split holding one row group's midpoint also
-    // holds a share of a neighbour, with or without rows that can be skipped
+    // splits of one and a half row groups
     val groups = rowGroupsOf(path)
     assert(groups.size >= 6, groups)
     val splitBytes = groups.map { case (start, end, _, _) => end - start }.sum * 3 / 2 / groups.size
@@ -217,62 +243,37 @@ class RowGroupSharingSuite extends AnyFunSuite with SparkSessionSuite {
     }
   }
 
-  test("shares tile a row group's rows over any tiling of the file into splits; other row groups keep midpoints") {
+  test("over any tiling of a file into splits, each kept row group is read by the split holding its midpoint") {
     val random = new scala.util.Random(17)
     (1 to 2000).foreach { trial =>
       var at = 4L + random.nextInt(10)
-      var row = 0L
-      val extents = IndexedSeq.fill(1 + random.nextInt(5)) {
+      val midpoints = IndexedSeq.fill(1 + random.nextInt(5)) {
         val size = 1L + random.nextInt(5000)
-        val e = RowGroupExtent(at, size, row, 1L + random.nextInt(3000), uncompressedBytes = random.nextInt(100),
-          rowsSkippable = random.nextInt(4) != 0)
+        val midpoint = at + size / 2
         at += size + random.nextInt(3)
-        row += e.rows
-        e
+        midpoint
       }
       val fileLength = at + random.nextInt(100)
-      val keep = extents.map(_ => random.nextInt(4) != 0)
-      val verdict = FileVerdict(new FileStatus(fileLength, false, 0, 0, 0, new Path("/f")), extents.size, keep,
-        Some(extents.map(_.midpoint)), Some(RowKeys("k", Array(1L), minRowGroupBytes = 50)), Some(extents))
+      val keep = midpoints.map(_ => random.nextInt(4) != 0)
+      val verdict = FileVerdict(new FileStatus(fileLength, false, 0, 0, 0, new Path("/f")), midpoints.size, keep,
+        Some(midpoints), Some(RowKeys("k", Array(1L))))
       val selection = RowGroupSelection.of(verdict).get
       val cuts = (0L +: Seq.fill(random.nextInt(8))((random.nextDouble() * fileLength).toLong) :+ fileLength)
         .distinct.sorted
       val splits = cuts.zip(cuts.drop(1))
-      def reading(sharing: Boolean, midpoint: Long) = splits.filter { case (s, e) =>
-        selection.rangesWithin(s, e - s, sharing).exists { case (from, length) =>
-          midpoint >= from && midpoint < from + length
-        }
+      def holding(midpoint: Long)(split: (Long, Long)) = midpoint >= split._1 && midpoint < split._2
+      def reading(midpoint: Long) = splits.filter { case (s, e) =>
+        selection.rangesWithin(s, e - s).exists { case (from, length) => holding(midpoint)((from, from + length)) }
       }
-      extents.indices.foreach { i =>
-        val e = extents(i)
-        val label = s"trial $trial, row group $i of $extents, splits $splits"
-        val byMidpoint = splits.filter { case (s, end) => e.midpoint >= s && e.midpoint < end }
-        assert(reading(sharing = false, e.midpoint) == (if (keep(i)) byMidpoint else Nil), label)
-        val readers = reading(sharing = true, e.midpoint)
-        val given = splits.filter { case (s, end) => selection.rowShares(s, end - s).contains(e.firstRow) }
-        if (!keep(i)) assert(readers.isEmpty && given.isEmpty, label)
-        else if (!e.rowsSkippable || e.uncompressedBytes < 50) {
-          assert(readers == byMidpoint && given == byMidpoint, label)
-          assert(given.forall { case (s, end) => selection.rowShares(s, end - s)(e.firstRow).whole }, label)
-        } else {
-          // the splits whose bytes give them at least one row of it, by the formula written out
-          def rowAt(at: Long) = BigInt(e.rows) * (math.min(math.max(at, e.start), e.end) - e.start) / e.size
-          assert(readers == splits.filter { case (s, end) => rowAt(s) < rowAt(end) }, label)
-          assert(given == readers, label)
-          val shares = readers.map { case (s, end) => selection.rowShares(s, end - s)(e.firstRow) }
-          assert(shares.forall(s => s.rows == e.rows && s.from < s.until), label)
-          assert(shares.zip(shares.drop(1)).forall { case (a, b) => a.until == b.from }, label)
-          assert(shares.head.from == 0 && shares.last.until == e.rows, label)
-        }
+      midpoints.indices.foreach { i =>
+        val label = s"trial $trial, row group $i of $midpoints, splits $splits"
+        assert(reading(midpoints(i)) == (if (keep(i)) splits.filter(holding(midpoints(i))) else Nil), label)
       }
-      // a split that reads nothing (its task dropped on the driver) reads nothing whether the scan
-      // shares or not: it holds no kept row group's midpoint and gets no share of one
+      // where a row group is ruled out, a split's task is dropped on the driver exactly when it
+      // holds no kept row group's midpoint (where none is, every split is read as Spark planned)
       splits.foreach { case (s, e) =>
-        if (selection.readsNothing(s, e - s)) {
-          assert(extents.indices.forall(i => !keep(i) || extents(i).midpoint < s || extents(i).midpoint >= e),
-            s"trial $trial")
-          assert(selection.rowShares(s, e - s).isEmpty, s"trial $trial")
-        }
+        val holdsKept = midpoints.indices.exists(i => keep(i) && holding(midpoints(i))((s, e)))
+        assert(selection.readsNothing(s, e - s) == (!holdsKept && !keep.forall(identity)), s"trial $trial")
       }
     }
   }
