@@ -37,7 +37,6 @@ import os
 import random
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import reduce
 from pathlib import Path
@@ -48,6 +47,7 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from test_differential_foreign import settings_applied
 
 SEED = int(os.environ.get("SPARKBLOOM_TEST_SEED", "20261127"))
 CASES = int(os.environ.get("SPARKBLOOM_CODEC_CASES", "24"))  # per codec, each at both split sizes
@@ -61,22 +61,6 @@ KEYS = ("k", "s", "f", "d")
 ORACLE = {"spark.sparkbloom.enabled": "false", "spark.sql.parquet.filterPushdown": "false"}
 SPARKBLOOM = {"spark.sparkbloom.enabled": "true", "spark.sparkbloom.pruning.rowsAbove": "0"}
 PRUNING = re.compile(r"BloomPruning:? files (\d+) -> (\d+), row groups (\d+) -> (\d+)")
-
-
-@contextmanager
-def settings_applied(spark: SparkSession, settings: dict[str, str]) -> Iterator[SparkSession]:
-    """The session with `settings`, restored afterwards."""
-    before = {k: spark.conf.get(k, None) for k in settings}
-    for k, v in settings.items():
-        spark.conf.set(k, v)
-    try:
-        yield spark
-    finally:
-        for k, old in before.items():
-            if old is None:
-                spark.conf.unset(k)
-            else:
-                spark.conf.set(k, old)
 
 
 # --------------------------------------------------------------------------------------

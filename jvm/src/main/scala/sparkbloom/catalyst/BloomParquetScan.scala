@@ -70,9 +70,11 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
             if (ranges.isEmpty) unread += file.copy(otherConstantMetadataColumnValues =
               file.otherConstantMetadataColumnValues - RowGroupSelection.MetadataKey)
             ranges.zipWithIndex.map { case ((start, length), i) =>
-              val ifChanged = if (i == 0) FileJudgement.ReadSplit(file.start, file.length) else FileJudgement.ReadNothing
-              val judged = file.otherConstantMetadataColumnValues + (RowGroupSelection.MetadataKey -> selection.applied) ++
-                FileJudgement.in(file).map(j => FileJudgement.MetadataKey -> j.copy(ifChanged = ifChanged))
+              val ifChanged =
+                if (i == 0) FileJudgement.ReadSplit(file.start, file.length) else FileJudgement.ReadNothing
+              val judged =
+                file.otherConstantMetadataColumnValues + (RowGroupSelection.MetadataKey -> selection.applied) ++
+                  FileJudgement.in(file).map(j => FileJudgement.MetadataKey -> j.copy(ifChanged = ifChanged))
               file.copy(start = start, length = length, otherConstantMetadataColumnValues = judged)
             }
           case None => Seq(file)

@@ -85,8 +85,9 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
           case Some(files) =>
             val keep = files.filePartitions.map(p => !p.files.forall(readsNothing)).toIndexedSeq
             val dropped = files.filePartitions.filterNot(p => keep(p.index)).flatMap(_.files)
-              .map(f => f.copy(otherConstantMetadataColumnValues = f.otherConstantMetadataColumnValues -
-                RowGroupSelection.MetadataKey))
+              .map(f =>
+                f.copy(otherConstantMetadataColumnValues = f.otherConstantMetadataColumnValues -
+                  RowGroupSelection.MetadataKey))
             val left = if (keep.forall(identity)) scanned else PartitionPruningRDD.create(scanned, keep)
             withUnread(left, files, ruledOut ++ dropped, unsafeSchema)
           case None => scanned
@@ -99,7 +100,8 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   private def bucketed: Boolean = !child.outputPartitioning.isInstanceOf[UnknownPartitioning]
 
   /** Only sparkbloom's own Parquet reader reads what was left unread (Delta's files are never rewritten). */
-  private def readsIfChanged(s: FileSourceScanExec): Boolean = s.relation.fileFormat.isInstanceOf[BloomReadParquetFileFormat]
+  private def readsIfChanged(s: FileSourceScanExec): Boolean =
+    s.relation.fileFormat.isInstanceOf[BloomReadParquetFileFormat]
 
   /**
    * `rdd` with `unread` added: in a bucketed scan, each in its bucket's partition; otherwise

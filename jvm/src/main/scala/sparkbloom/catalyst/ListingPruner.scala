@@ -199,26 +199,29 @@ private[sparkbloom] final class ListingPruner(
     val keepAllFiles = !SparkBloomConf.pruneFiles(conf)
     val pruneRowsAbove = SparkBloomConf.pruneRowsAbove(conf)
     val kept = verdicts.indices.filter(i => keepAllFiles || verdicts(i).keep).map(i => files(i).getPath -> i).toMap
+    def selection(i: Int): Option[RowGroupSelection] =
+      RowGroupSelection.of(verdicts(i)).filter(_ => selectRowGroups).map { s =>
+        s.copy(rowKeys = for (k <- s.rowKeys; min <- pruneRowsAbove) yield k.copy(minRowGroupBytes = min))
+      }
     val pruned = listed.map { dir =>
       dir.copy(files = dir.files.flatMap { f =>
         kept.get(f.fileStatus.getPath).map { i =>
-          RowGroupSelection.of(verdicts(i)).filter(_ => selectRowGroups)
-            .map(s =>
-              s.copy(rowKeys = for (k <- s.rowKeys; min <- pruneRowsAbove) yield k.copy(minRowGroupBytes = min)))
-            .map(selection => f.copy(metadata = f.metadata + (RowGroupSelection.MetadataKey -> selection) +
-              (FileJudgement.MetadataKey -> judgements(i))))
-            .getOrElse(f)
+          selection(i).fold(f) { s =>
+            f.copy(metadata =
+              f.metadata + (RowGroupSelection.MetadataKey -> s) + (FileJudgement.MetadataKey -> judgements(i)))
+          }
         }
       })
     }.filter(_.files.nonEmpty)
     val position = files.indices.map(i => files(i).getPath -> i).toMap
-    val ruledOut = for {
-      dir <- listed
-      f <- dir.files
-      i = position(f.fileStatus.getPath) if !kept.contains(f.fileStatus.getPath)
-      status = f.fileStatus
-    } yield PartitionedFile(dir.values, SparkPath.fromFileStatus(status), 0, status.getLen, Array.empty[String],
-      status.getModificationTime, status.getLen, f.metadata + (FileJudgement.MetadataKey -> judgements(i)))
+    val ruledOut =
+      for {
+        dir <- listed
+        f <- dir.files if !kept.contains(f.fileStatus.getPath)
+        status = f.fileStatus
+        judgement = judgements(position(status.getPath))
+      } yield PartitionedFile(dir.values, SparkPath.fromFileStatus(status), 0, status.getLen, Array.empty[String],
+        status.getModificationTime, status.getLen, f.metadata + (FileJudgement.MetadataKey -> judgement))
     val judged = verdicts.filter(_.rowGroups >= 0)
     val stats = PruningStats(
       filesTotal = files.size,

@@ -26,10 +26,11 @@ private[sparkbloom] final class ReadIfChangedRDD[T: ClassTag](
     files: FileScanRDD,
     unread: Map[Int, Seq[PartitionedFile]],
     unsafeSchema: Option[StructType])
-    extends RDD[T](scan.sparkContext, Seq(new NarrowDependency(scan) {
-      override def getParents(partition: Int): Seq[Int] =
-        if (partition < scan.partitions.length) Seq(partition) else Nil
-    })) {
+    extends RDD[T](scan.sparkContext,
+      Seq(new NarrowDependency(scan) {
+        override def getParents(partition: Int): Seq[Int] =
+          if (partition < scan.partitions.length) Seq(partition) else Nil
+      })) {
 
   import ReadIfChangedRDD.Part
 
@@ -59,6 +60,7 @@ private[sparkbloom] final class ReadIfChangedRDD[T: ClassTag](
 }
 
 private object ReadIfChangedRDD {
+
   /** One of the scan's partitions, or (`scanned` empty) one that holds only what was left unread. */
   final case class Part(index: Int, scanned: Option[Partition]) extends Partition
 }

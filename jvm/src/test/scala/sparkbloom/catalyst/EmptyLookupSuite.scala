@@ -51,7 +51,7 @@ class EmptyLookupSuite extends AnyFunSuite with SparkSessionSuite {
     val df = absent
     assert(tasksOf(assert(df.collect().isEmpty)) == 1)
     assert(df.queryExecution.executedPlan.collectFirst { case s: FileSourceScanExec => s.metrics("numFiles").value }
-      .contains(0L))
+        .contains(0L))
     assert(ScanPruning.readsNoTable(df), df.queryExecution.executedPlan)
     val last = PruningStats.last(spark).get
     assert(last.filesTotal == 8 && last.filesSkipped == 8, last)

@@ -38,7 +38,8 @@ class ReexecutionSuite extends AnyFunSuite with SparkSessionSuite {
   private def fileOf(keys: Seq[Long]): File = {
     require(keys.size == rowsPerFile)
     val dir = Files.createTempDirectory("sparkbloom-reexec-one").toString + "/f"
-    spark.createDataFrame(keys.map(Tuple1(_))).toDF("k").coalesce(1).select(col("k"), format_string("v-%012d", col("k")).as("s"))
+    spark.createDataFrame(keys.map(Tuple1(_))).toDF("k").coalesce(1).select(col("k"),
+      format_string("v-%012d", col("k")).as("s"))
       .write.option("bloom_filter_columns", "k,s").option("bloom_filter_exact_size", "true")
       .option("compression", "uncompressed")
       .option("parquet.enable.dictionary", "false").option("parquet.page.write-checksum.enabled", "false")
@@ -74,7 +75,8 @@ class ReexecutionSuite extends AnyFunSuite with SparkSessionSuite {
 
   private def trial(seed: Int, change: String, v2: Boolean, smallSplits: Boolean = false): Unit =
     withConf((if (smallSplits) Seq("spark.sql.files.maxPartitionBytes" -> "700",
-        "spark.sql.files.openCostInBytes" -> "0") else Nil): _*)(trialWithSplits(seed, change, v2))
+                "spark.sql.files.openCostInBytes" -> "0")
+              else Nil): _*)(trialWithSplits(seed, change, v2))
 
   private def trialWithSplits(seed: Int, change: String, v2: Boolean): Unit = {
     val random = new Random(seed)

@@ -64,7 +64,8 @@ class SplitSelectionSuite extends AnyFunSuite with SparkSessionSuite {
         assert(spark.read.parquet(path).rdd.getNumPartitions > 1, "the file should be read by several splits")
         // only splits holding a row group that may match become tasks
         val kept = stats("row_groups_total").longValue - stats("row_groups_skipped").longValue
-        assert(df.rdd.getNumPartitions <= math.max(kept, 1), s"key $k: ${df.rdd.getNumPartitions} partitions, $kept row groups")
+        assert(df.rdd.getNumPartitions <= math.max(kept, 1),
+          s"key $k: ${df.rdd.getNumPartitions} partitions, $kept row groups")
       }
     finally if (v2) spark.conf.unset("spark.sql.sources.useV1SourceList")
   }
