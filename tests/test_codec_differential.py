@@ -47,7 +47,7 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from test_differential_foreign import settings_applied
+from test_differential_foreign import scanned_rows, settings_applied
 
 SEED = int(os.environ.get("SPARKBLOOM_TEST_SEED", "20261127"))
 CASES = int(os.environ.get("SPARKBLOOM_CODEC_CASES", "24"))  # per codec, each at both split sizes
@@ -322,18 +322,6 @@ def test_randomized_lookups_match_spark_without_pushdown(
     # otherwise the comparison proves little: rows found, row groups ruled out by the filters
     assert with_rows >= CASES // 2, with_rows
     assert pruned >= CASES // 2, pruned
-
-
-def scanned_rows(df: DataFrame) -> tuple[list[str], int]:
-    """The rows of `df` (canonical) and how many rows its one scan handed on (AQE off)."""
-    as_json = df.select(F.to_json(F.struct(*df.columns)))
-    rows = sorted(r[0] for r in as_json.collect())
-    plan = as_json._jdf.queryExecution().executedPlan()
-    leaves = plan.collectLeaves()
-    scans = [leaves.apply(i) for i in range(leaves.size())]
-    scans = [n for n in scans if n.nodeName().startswith("Scan")]
-    assert len(scans) == 1, plan.toString()
-    return rows, scans[0].metrics().apply("numOutputRows").value()
 
 
 @pytest.mark.parametrize("codec", CODECS)
