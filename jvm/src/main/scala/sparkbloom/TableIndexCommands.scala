@@ -84,7 +84,7 @@ object TableIndexCommands {
       throw new SparkBloomException(s"an index belongs to a table directory, not a file: $location")
     if (DeltaTables.isTableAt(spark, location)) {
       throw new SparkBloomException(s"$location is a Delta table: table indexes cover plain Parquet tables only " +
-        "(Delta tables get filters in their files: see the README)")
+        "(Delta tables get filters in their files: see docs/delta.md)")
     }
     fs.makeQualified(root)
   }

@@ -8,7 +8,7 @@ import sparkbloom.sbbf.XxHash64
  * The numbers a key column's rows are looked up by: the plain encodings of `INT32`, `FLOAT`
  * (4 bytes) or `INT64`, `DOUBLE` (8 bytes) probe values, as raw bits, compared with a page's
  * values where they lie. A compare costs ~1 ns a value where hashing one and searching the
- * keys' hashes cost ~8 (bench/README.md): on a 128 MB row group of `user_id`s, a third of
+ * keys' hashes cost ~8 (measured 2026-11-25, commit 2d56ff7): on a 128 MB row group of `user_id`s, a third of
  * the key scan.
  *
  * @param width 4 or 8: the bytes of one value

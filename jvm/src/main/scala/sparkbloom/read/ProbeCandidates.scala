@@ -14,7 +14,7 @@ import sparkbloom.predicate.PointPredicate.ColumnIn
  * by two binary searches instead of two comparisons a value: a long `IN` list is asked of
  * every row group of every file, and comparing each value to each row group's statistics was
  * most of the driver's planning time for `IN (100)` over 1,000 row groups (JFR,
- * bench/README.md).
+ * 2026-11-24, commit 506e68b).
  *
  * The range is exactly the forms a per-value `min <= v <= max` test keeps, since Parquet's
  * column orders are total. A column type without an order, or values it cannot compare,

@@ -19,7 +19,7 @@ package sparkbloom.read
  * then reported the split that read them (`_metadata.file_block_start`,
  * `input_file_block_start()`) where Spark reports the one holding its midpoint, and every
  * such split opened it, running parquet-java's dictionary filter and so its LZ4_RAW fault
- * (README, "Compatibility") many times over.
+ * (docs/compatibility.md) many times over.
  *
  * @param midpoints the file's distinct split midpoints, ascending (empty: read the split as is)
  * @param keep      per midpoint, whether a row group there may match

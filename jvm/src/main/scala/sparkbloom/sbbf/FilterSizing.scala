@@ -138,7 +138,7 @@ private[sparkbloom] object FilterSizing {
    * 1/16 of the row group, a power of two, at least 1 MiB and at most the largest filter every
    * reader reads. Spark's default 128 MB row groups get 8 MiB, room for the 1.25 M distinct
    * keys such a row group holds at fpp 0.0001 (4 MiB) while a filter never adds more than
-   * ~6 % to its row group (bench/README.md, "Row groups of 128 MB").
+   * ~6 % to its row group (bench/README.md, "Row groups of 128 MB: the default ceiling").
    */
   def rowGroupCeiling(rowGroupBytes: Long): Int = {
     val share = largestPowerOfTwoAtMost(math.max(1L, rowGroupBytes / RowGroupShare))

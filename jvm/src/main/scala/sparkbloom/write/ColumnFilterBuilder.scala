@@ -13,7 +13,7 @@ import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
  * any other bitset length (ClickHouse up to 25.8, which reads filters through Arrow C++,
  * fails whole queries on them). With `exactSize` they are any whole number of blocks (the
  * smallest that meets the fpp), which parquet-java, DuckDB, arrow-rs, ClickHouse 26.9 and
- * sparkbloom itself were tested to read (README, "Compatibility").
+ * sparkbloom itself were tested to read (docs/compatibility.md).
  *
  * While a row group's hashes fit a buffer of [[ColumnFilterBuilder.BufferedHashes]] they
  * are simply kept (when it fills, [[DistinctHashes]] drops duplicates; more than half of

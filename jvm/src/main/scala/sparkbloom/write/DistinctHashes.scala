@@ -8,8 +8,8 @@ package sparkbloom.write
  * stay in the core's first-level cache, is sorted and deduplicated. The hashes are XXH64
  * values, uniform in every bit, so the runs are even. Sorting a row group's hashes whole,
  * or a hash table the size of a row group's distinct values, missed the caches on nearly
- * every value, and was most of what writing filters added to a write (bench/README.md,
- * "Writes").
+ * every value, and was most of what writing filters added to a write (the write benchmark,
+ * bench/README.md "Writes", 2026-11-22).
  */
 private[sparkbloom] final class DistinctHashes {
   private var scratch = Array.emptyLongArray
