@@ -35,9 +35,12 @@ def write_options(
             between 0 and 1; the session default (``spark.sparkbloom.write.fpp``, 0.0001)
             when omitted.
         ndv: optional hint of distinct values per row group, by column.
-        max_bytes: ceiling for one column chunk's filter; ``spark.sparkbloom.write.maxBytes``
-            (1 MiB) when omitted. Filters are powers of two unless ``exact_size``, so the
-            ceiling is then the largest power of two at most ``max_bytes``.
+        max_bytes: ceiling for one column chunk's filter, 32 to 2,147,483,616 bytes. When
+            omitted, the session's ``spark.sparkbloom.write.maxBytes``, whose default, 0,
+            follows the row group: 1/16 of ``parquet.block.size`` as a power of two, at
+            least 1 MiB and at most 128 MiB (8 MiB for Spark's 128 MB row groups). Filters
+            are powers of two unless ``exact_size``, so the ceiling is then the largest
+            power of two at most ``max_bytes`` (and at most 128 MiB).
         exact_size: ``True`` for filters of exactly the size the fpp needs (any multiple of
             32 bytes: smaller, but Arrow C++, Velox and ClickHouse up to 25.8 reject such
             filters); ``False`` for the smallest power of two that meets the fpp; the
