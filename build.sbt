@@ -9,8 +9,9 @@ ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-unchecked")
 
 // One jar per Spark line (dev/spark-lines), each compiled and tested against that line's own
-// jars: those of its pyspark distribution, which dev/setup installs into .cache/lines/<line>/venv
-// (Spark 4.3 is on PyPI only). SPARKBLOOM_SPARK_JARS_<line> (e.g. _3_5) can point elsewhere.
+// jars: those of its pyspark distribution, which dev/setup installs into .cache/lines/<line>/venv,
+// and for the newest line into .venv (Spark 4.3 is on PyPI only). SPARKBLOOM_SPARK_JARS_<line>
+// (e.g. _3_5) can point elsewhere.
 lazy val sparkLines: Seq[SparkLine] = SparkLines.read(file("dev/spark-lines"))
 
 // Spark on Java 17 needs these opens; Spark's launcher adds them, a forked test JVM must too.
@@ -56,12 +57,11 @@ def lineProject(line: SparkLine): Project =
       Compile / unmanagedJars ++= Attributed.blankSeq(SparkLines.jars((ThisBuild / baseDirectory).value, line)),
       libraryDependencies ++= Seq(
         "org.scalatest" %% "scalatest" % "3.2.19" % Test,
-        "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
+        "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test
+      ) ++ SparkLines.parquetVersion((ThisBuild / baseDirectory).value, line).map { parquet =>
         // parquet-java's in-memory test KMS, for the encryption tests (the line's own version)
-        ("org.apache.parquet" % "parquet-hadoop" % SparkLines.parquetVersion((ThisBuild / baseDirectory).value,
-          line) % Test)
-          .classifier("tests").intransitive()
-      ),
+        ("org.apache.parquet" % "parquet-hadoop" % parquet % Test).classifier("tests").intransitive()
+      },
       // Spark is Provided: the cluster brings it. The POM says which Spark this jar is for.
       pomPostProcess := { node => SparkLines.withProvidedSpark(node, line) },
       // The JVM side reports its version and Spark line to Python; generated so they never drift.

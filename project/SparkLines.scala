@@ -26,24 +26,27 @@ object SparkLines {
     IO.readLines(table).map(_.trim).filterNot(l => l.isEmpty || l.startsWith("#"))
       .map(_.split("\\s+")).map(f => SparkLine(f(0), f(1), f(2)))
 
-  /** The line's Spark jars, without the Scala library sbt brings itself. */
+  /** The line's Spark jars, without the Scala library sbt brings itself: those of the line's
+   *  pyspark, in its venv (dev/setup-venv), or in .venv for the newest line. */
   def jars(base: File, line: SparkLine): Seq[File] = {
-    val dir = sys.env.get(line.envJars).map(file).getOrElse {
-      // the line's pyspark, in its venv (dev/setup-venv)
-      val venv = base / ".cache" / "lines" / line.line / "venv"
-      (venv / "lib" * "python*" / "site-packages" / "pyspark" / "jars").get.headOption
-        .getOrElse(venv / "lib" / "python3" / "site-packages" / "pyspark" / "jars")
-    }
+    val dir = sparkJarsDir(base, line)
     val found = (dir * "*.jar").get.filterNot(_.getName.matches("scala-(library|reflect|compiler)-.*"))
     if (found.isEmpty) sys.error(s"No Spark ${line.line} jars in $dir: run dev/setup first.")
     found
   }
 
-  /** parquet-java as the line ships it, read from its jar's name. */
-  def parquetVersion(base: File, line: SparkLine): String =
-    jars(base, line).map(_.getName).collectFirst {
-      case n if n.startsWith("parquet-hadoop-") => n.stripPrefix("parquet-hadoop-").stripSuffix(".jar")
-    }.getOrElse(sys.error(s"no parquet-hadoop jar among Spark ${line.line}'s jars"))
+  private def sparkJarsDir(base: File, line: SparkLine): File = sys.env.get(line.envJars).map(file).getOrElse {
+    val newest = read(base / "dev" / "spark-lines").last
+    val venv = if (line == newest) base / ".venv" else base / ".cache" / "lines" / line.line / "venv"
+    (venv / "lib" * "python*" / "site-packages" / "pyspark" / "jars").get.headOption
+      .getOrElse(venv / "lib" / "python3" / "site-packages" / "pyspark" / "jars")
+  }
+
+  /** parquet-java as the line ships it, read from its jar's name; None while the line is not
+   *  set up (dev/quickstart sets up the newest line only, and sbt loads every line's build). */
+  def parquetVersion(base: File, line: SparkLine): Option[String] =
+    (sparkJarsDir(base, line) * "parquet-hadoop-*.jar").get.headOption
+      .map(_.getName.stripPrefix("parquet-hadoop-").stripSuffix(".jar"))
 
   /** Shim source directories under `root` (spark-<first>[-<last>]) that serve the line. */
   def shimDirs(root: File, line: SparkLine): Seq[File] =
