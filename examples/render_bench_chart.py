@@ -29,11 +29,13 @@ LABELS = {
 }
 
 
-def render(results_file: Path, out: Path) -> Path:
-    """One panel per table shape (small and large row groups), seconds on a log scale."""
+def render(results_file: Path, out: Path) -> tuple[Path, list[str], int]:
+    """One panel per table shape (small and large row groups), seconds on a log scale.
+    Returns the chart's file, its panels' shapes and how many bars it drew."""
     data = json.loads(results_file.read_text())
     shapes = data["shapes"]
     fig, axes = plt.subplots(len(shapes), 1, figsize=(13, 5 * len(shapes)), squeeze=False)
+    bars = 0
     for ax, (shape, results) in zip(axes[:, 0], shapes.items()):
         layouts = [name for name in LABELS if name in results]
         queries = list(results[layouts[0]])
@@ -41,6 +43,7 @@ def render(results_file: Path, out: Path) -> Path:
         for i, layout in enumerate(layouts):
             xs = [q + i * width for q in range(len(queries))]
             ax.bar(xs, [results[layout][q]["seconds"] for q in queries], width, label=LABELS[layout])
+            bars += len(queries)
         ax.set_xticks([q + 0.4 - width / 2 for q in range(len(queries))])
         ax.set_xticklabels(queries, rotation=15, ha="right")
         ax.set_yscale("log")
@@ -52,15 +55,15 @@ def render(results_file: Path, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     target = out / "lookup.png"
     fig.savefig(target, dpi=90)
-    return target
+    return target, list(shapes), bars
 
 
 def main(out_dir: str | None) -> None:
     results_file = ROOT / "bench" / "results" / "lookup.json"
     if not results_file.exists():
         raise SystemExit(f"no benchmark results at {results_file}: run bench/lookup.py first")
-    target = render(results_file, Path(out_dir) if out_dir else ROOT / "bench" / "results")
-    print(f"sparkbloom benchmark chart written to {target}")
+    target, shapes, bars = render(results_file, Path(out_dir) if out_dir else ROOT / "bench" / "results")
+    print(f"sparkbloom benchmark chart written to {target}: {len(shapes)} panels ({', '.join(shapes)}), {bars} bars")
 
 
 if __name__ == "__main__":
