@@ -211,9 +211,6 @@ class ExtensionLoadsSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(scans.head.filesTotal - scans.head.filesSkipped == holding, scans.head)
   }
 
-  // Not CLEAR CACHE: its plan is one object (ClearCacheCommand) that Spark marks analyzed the
-  // first time any session of the JVM runs it, and never analyzes again, so the rule sees it
-  // only once per JVM (another suite may have run it already).
   test("BloomCacheInvalidation: REFRESH of a path and REFRESH TABLE reach sparkbloom's cache") {
     lookup(spark, events, "user4242@example.com").collect()
     val before = ProbeCache.shared.invalidations
@@ -222,6 +219,18 @@ class ExtensionLoadsSuite extends AnyFunSuite with BeforeAndAfterAll {
     spark.sql(s"CREATE TABLE refreshed USING parquet LOCATION '$events'")
     spark.sql("REFRESH TABLE refreshed")
     assert(ProbeCache.shared.invalidations == before + 2)
+  }
+
+  // Spark's plan for CLEAR CACHE is one object that is analyzed once per JVM: every run must
+  // still reach the cache, not only the first (another suite may have run it already).
+  test("ClearCacheStrategy: every CLEAR CACHE empties sparkbloom's cache, not only the JVM's first") {
+    for (_ <- 1 to 3) {
+      lookup(spark, events, "user4242@example.com").collect()
+      val before = ProbeCache.shared.invalidations
+      spark.sql("CLEAR CACHE")
+      assert(ProbeCache.shared.invalidations == before + 1)
+      assert(ProbeCache.shared.sizeInBytes == 0)
+    }
   }
 
   test("SparkBloomConf: spark.sparkbloom.* settings are typed Spark settings") {

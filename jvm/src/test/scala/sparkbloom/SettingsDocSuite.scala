@@ -65,7 +65,8 @@ class SettingsDocSuite extends AnyFunSuite {
     val missing = declared.keySet -- keys
     assert(missing.isEmpty, s"settings missing from docs/settings.md: ${missing.toSeq.sorted.mkString(", ")}")
     val unknown = keys.toSet -- declared.keySet
-    assert(unknown.isEmpty, s"docs/settings.md names settings that do not exist: ${unknown.toSeq.sorted.mkString(", ")}")
+    assert(unknown.isEmpty,
+      s"docs/settings.md names settings that do not exist: ${unknown.toSeq.sorted.mkString(", ")}")
   }
 
   test("docs/settings.md gives every setting its real default") {

@@ -11,6 +11,7 @@ import org.apache.spark.sql.catalyst.analysis.ResolvedTable
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, RefreshTable}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.connector.catalog.TableCatalog
+import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.command.{ClearCacheCommand, RefreshTableCommand}
 import org.apache.spark.sql.execution.datasources.RefreshResource
 
@@ -19,14 +20,13 @@ import sparkbloom.read.ProbeCache
 /**
  * Spark's own cache invalidations also drop what sparkbloom cached for those files:
  * `REFRESH TABLE t` and `REFRESH 'path'` the footers and filters under the table's or the
- * path's location, `CLEAR CACHE` all of them. It only reacts to the commands as they are
- * analyzed (just before they run) and returns every plan unchanged.
+ * path's location, `CLEAR CACHE` all of them (see [[ClearCacheStrategy]]). It only reacts
+ * to the commands as they are analyzed (just before they run) and returns every plan unchanged.
  */
 private[sparkbloom] final case class BloomCacheInvalidation(session: SparkSession) extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
     plan match {
-      case ClearCacheCommand => ProbeCache.shared.clear()
       case RefreshResource(path) => invalidate(Some(path))
       case RefreshTableCommand(table) => invalidate(tableLocation(table))
       case RefreshTable(ResolvedTable(_, _, table, _)) =>
@@ -59,5 +59,18 @@ private[sparkbloom] final case class BloomCacheInvalidation(session: SparkSessio
       }
     ProbeCache.shared.invalidate(qualified)
     sparkbloom.index.TableIndex.invalidate(qualified)
+  }
+}
+
+/**
+ * `CLEAR CACHE` drops every footer and filter sparkbloom cached. Not in the analysis rule:
+ * Spark's plan for it is one object (`ClearCacheCommand`) that the first analysis in the JVM
+ * marks analyzed, and an analyzed plan is never analyzed again; each run plans it again.
+ * Plans nothing itself.
+ */
+private[sparkbloom] object ClearCacheStrategy extends SparkStrategy {
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = {
+    if (plan eq ClearCacheCommand) ProbeCache.shared.clear()
+    Nil
   }
 }
