@@ -34,8 +34,17 @@ def main() -> None:
     parser.add_argument("--rows-per-file", type=int, default=200)
     parser.add_argument("--work", default=str(HERE / "results" / "tmp" / "planning"))
     parser.add_argument("--output", default=str(HERE / "results" / "planning.json"))
+    # application settings: read once per application, so one run measures one value of each
+    parser.add_argument("--parallelism", type=int, default=16, help="spark.sparkbloom.pruning.parallelism")
+    parser.add_argument("--cache-bytes", type=int, default=256 << 20, help="spark.sparkbloom.cache.maxBytes")
     args = parser.parse_args()
-    spark = bench_session("sparkbloom-bench-planning")
+    spark = bench_session(
+        "sparkbloom-bench-planning",
+        {
+            "spark.sparkbloom.pruning.parallelism": str(args.parallelism),
+            "spark.sparkbloom.cache.maxBytes": str(args.cache_bytes),
+        },
+    )
     jvm = spark.sparkContext._jvm
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)
@@ -74,22 +83,6 @@ def main() -> None:
             "heap_mb": heap_mb(),
         }
         print(label, json.dumps(results[label]), flush=True)
-    for threads in (2, 4):
-        spark.conf.set("spark.sparkbloom.pruning.parallelism", str(threads))
-        start = time.perf_counter()
-        spark.read.parquet(str(table)).where(F.col("s") == ABSENT).count()
-        results[f"warm_{threads}_threads"] = {
-            "seconds": time.perf_counter() - start,
-            "pruning": sparkbloom.last_pruning(spark),
-        }
-        print(f"warm_{threads}_threads", json.dumps(results[f"warm_{threads}_threads"]), flush=True)
-    spark.conf.unset("spark.sparkbloom.pruning.parallelism")
-    spark.conf.set("spark.sparkbloom.cache.maxBytes", str(1 << 20))
-    start = time.perf_counter()
-    spark.read.parquet(str(table)).where(F.col("s") == ABSENT).count()
-    results["bounded_1MiB_cache"] = {"seconds": time.perf_counter() - start, "cache_mb": cache.sizeInBytes() / 2**20}
-    print("bounded", json.dumps(results["bounded_1MiB_cache"]))
-    spark.conf.unset("spark.sparkbloom.cache.maxBytes")
     # An IN list of 100 absent values, all within every file's min/max: each is asked of
     # every row group's filter. Warm cache; planning only, vanilla Spark in the same rounds.
     absent_list = F.col("s").isin([f"{ABSENT}{i}" for i in range(100)])

@@ -16,6 +16,7 @@ import org.apache.spark.util.SerializableConfiguration
 import sparkbloom.catalyst.DeltaTables
 import sparkbloom.hashing.{LiteralProbe, ProbeHashes}
 import sparkbloom.read.{FilterLookup, OpenedFile, ParquetFileListing, ProbeCache, RowGroupJudge}
+import sparkbloom.runtime.BloomRuntime
 
 /**
  * The inspection helpers behind `sparkbloom.inspect`, `sparkbloom.might_contain`, the SQL
@@ -162,7 +163,9 @@ object Inspection {
     val conf = spark.sessionState.newHadoopConf()
     val files = target.files
     if (files.size <= DriverLimit) {
-      val cache = Some(ProbeCache.Scoped(ProbeCache.shared, ProbeCache.scopeOf(spark, conf)))
+      val shared = BloomRuntime.of(spark.sparkContext)(ProbeCache)
+      val cache = Some(ProbeCache.Scoped(shared, shared.scopeOf(spark, conf)))
+        .filter(_ => SparkBloomConf.usesCache(spark.sessionState.conf))
       files.flatMap(file => work(statusOf(file, conf), conf, cache))
     } else {
       val shipped = new SerializableConfiguration(conf)

@@ -67,12 +67,21 @@ object SparkBloomConf {
     "Rows are narrowed (spark.sparkbloom.pruning.rows) only in row groups whose requested columns hold at " +
       "least this many uncompressed bytes.", 32L * 1024 * 1024, _ >= 0, "It must be 0 or more.")
 
+  /** Read once per application ([[sparkbloom.runtime.RuntimeSettings]]); a session's 0 keeps its scans out. */
   val CacheMaxBytes: Setting[Long] = TypedSettings.long("spark.sparkbloom.cache.maxBytes",
-    "Bytes of footers and filters the driver keeps across queries.", 256L * 1024 * 1024,
+    "Bytes of footers and filters the driver keeps across queries, read once when the application starts; " +
+      "a session that sets 0 neither reads nor fills the cache.", 256L * 1024 * 1024,
     _ >= 0, "It must be 0 or more.")
 
+  /** Read once per application ([[sparkbloom.runtime.RuntimeSettings]]). */
   val Parallelism: Setting[Int] = TypedSettings.int("spark.sparkbloom.pruning.parallelism",
-    "Threads reading footers and filters on the driver.", 16, _ >= 1, "It must be 1 or more.")
+    "Threads reading footers and filters on the driver (and on each executor that probes), read once when " +
+      "the application starts.", 16, _ >= 1, "It must be 1 or more.")
+
+  /** Read once per application ([[sparkbloom.runtime.RuntimeSettings]]). */
+  val IndexMaxLoaded: Setting[Int] = TypedSettings.int("spark.sparkbloom.index.maxLoaded",
+    "Most table indexes the driver keeps loaded, least recently used dropped first; read once when the " +
+      "application starts.", 64, _ >= 1, "It must be 1 or more.")
 
   val JoinEnabled: Setting[Boolean] = TypedSettings.boolean("spark.sparkbloom.join.enabled",
     "Whether keys from the other side of a join (or an IN/EXISTS subquery) prune the Parquet side " +
@@ -117,9 +126,8 @@ object SparkBloomConf {
   /** The smallest row group in which rows are narrowed; None when they never are. */
   def pruneRowsAbove(conf: SQLConf): Option[Long] = Some(PruneRowsAbove.in(conf)).filter(_ => PruneRows.in(conf))
 
-  def cacheMaxBytes(conf: SQLConf): Long = CacheMaxBytes.in(conf)
-
-  def parallelism(conf: SQLConf): Int = Parallelism.in(conf)
+  /** Whether a session's scans use the driver's cache of footers and filters. */
+  def usesCache(conf: SQLConf): Boolean = CacheMaxBytes.in(conf) > 0
 
   def writeFpp(conf: SQLConf): Double = WriteFpp.in(conf)
 

@@ -4,7 +4,7 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, ClearCacheStrategy, BloomWriteRule, DeltaWriteRule, JoinKeysStrategy, ScanPruningRule}
+import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, ClearCacheStrategy, BloomWriteRule, DeltaWriteRule, JoinKeysStrategy, PruneFilesByBloomFilters, ScanPruningRule}
 
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.
@@ -18,6 +18,7 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPostHocResolutionRule(BloomWriteRule)
     extensions.injectPostHocResolutionRule(DeltaWriteRule(_))
     extensions.injectPostHocResolutionRule(BloomCacheInvalidation)
+    extensions.injectPreCBORule(PruneFilesByBloomFilters.registration)
     extensions.injectPlannerStrategy(_ => ClearCacheStrategy)
     extensions.injectPlannerStrategy(BloomScanStrategy(_))
     extensions.injectPlannerStrategy(JoinKeysStrategy(_))

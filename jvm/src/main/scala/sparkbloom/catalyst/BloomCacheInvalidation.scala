@@ -15,12 +15,12 @@ import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.command.{ClearCacheCommand, RefreshTableCommand}
 import org.apache.spark.sql.execution.datasources.RefreshResource
 
-import sparkbloom.read.ProbeCache
+import sparkbloom.runtime.BloomRuntime
 
 /**
  * Spark's own cache invalidations also drop what sparkbloom cached for those files:
- * `REFRESH TABLE t` and `REFRESH 'path'` the footers and filters under the table's or the
- * path's location, `CLEAR CACHE` all of them (see [[ClearCacheStrategy]]). It only reacts
+ * `REFRESH TABLE t` and `REFRESH 'path'` the footers, filters and loaded table indexes under
+ * the table's or the path's location, `CLEAR CACHE` all of them (see [[ClearCacheStrategy]]). It only reacts
  * to the commands as they are analyzed (just before they run) and returns every plan unchanged.
  */
 private[sparkbloom] final case class BloomCacheInvalidation(session: SparkSession) extends Rule[LogicalPlan] {
@@ -57,20 +57,19 @@ private[sparkbloom] final case class BloomCacheInvalidation(session: SparkSessio
         // A location that cannot be qualified: drop everything rather than keep a stale entry.
         case NonFatal(_) => ""
       }
-    ProbeCache.shared.invalidate(qualified)
-    sparkbloom.index.TableIndex.invalidate(qualified)
+    BloomRuntime.of(session.sparkContext).invalidate(qualified)
   }
 }
 
 /**
- * `CLEAR CACHE` drops every footer and filter sparkbloom cached. Not in the analysis rule:
+ * `CLEAR CACHE` drops every footer, filter and table index sparkbloom keeps loaded. Not in the analysis rule:
  * Spark's plan for it is one object (`ClearCacheCommand`) that the first analysis in the JVM
  * marks analyzed, and an analyzed plan is never analyzed again; each run plans it again.
  * Plans nothing itself.
  */
 private[sparkbloom] object ClearCacheStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = {
-    if (plan eq ClearCacheCommand) ProbeCache.shared.clear()
+    if (plan eq ClearCacheCommand) BloomRuntime.get.clear()
     Nil
   }
 }

@@ -5,6 +5,7 @@ package sparkbloom.catalyst
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.FileSourceOptions
 import org.apache.spark.sql.connector.expressions.{Expressions, Literal, NamedReference}
@@ -123,7 +124,21 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
     super.reportDriverMetrics() ++ index.pruner.lastStats.toSeq.flatMap(s => PruningMetrics.all.map(_.taskMetric(s)))
 }
 
-private object BloomParquetScan {
+private[sparkbloom] object BloomParquetScan {
+
+  /**
+   * The pruning scan over `scan`: itself where the optimizer's rule
+   * ([[PruneFilesByBloomFilters]]) already made it, so a scan is judged once; else a new one.
+   */
+  def of(scan: ParquetScan, session: SparkSession): BloomParquetScan = scan match {
+    case judged: BloomParquetScan => judged
+    case plain =>
+      val conf = session.sessionState.conf
+      val index = new BloomPartitioningAwareFileIndex(plain.fileIndex, session,
+        plain.options.asCaseSensitiveMap().asScala.toMap, SparkBloomConf.pruneRowGroups(conf),
+        FileColumns.ofParquetScan(conf, plain.dataSchema))
+      new BloomParquetScan(plain, index)
+  }
 
   /**
    * Spark's Parquet reader factory, chosen per file: ranges of files the driver judged are

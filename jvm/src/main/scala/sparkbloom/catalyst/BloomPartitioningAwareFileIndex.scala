@@ -35,7 +35,7 @@ private[sparkbloom] final class BloomPartitioningAwareFileIndex(
   override def allFiles(): Seq[FileStatus] = delegate.allFiles()
   override def rootPaths: Seq[Path] = delegate.rootPaths
   override def inputFiles: Array[String] = delegate.inputFiles
-  override def sizeInBytes: Long = delegate.sizeInBytes
+  override def sizeInBytes: Long = pruner.plannedSize.getOrElse(delegate.sizeInBytes)
   override def refresh(): Unit = { pruner.forget(); delegate.refresh() }
   override def metadataOpsTimeNs: Option[Long] = delegate.metadataOpsTimeNs
 

@@ -5,14 +5,15 @@ package sparkbloom.catalyst
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.execution.datasources.{FileIndex, PartitionDirectory}
+import org.apache.spark.sql.execution.datasources.{FileIndex, HadoopFsRelation, PartitionDirectory}
 import org.apache.spark.sql.types.StructType
 
 /**
  * A DataSource V1 scan's file listing with Bloom-filter pruning: the files its delegate
  * lists (after partition pruning), minus those in which no row group can match the scan's
  * data filters. Spark asks for the listing while it plans the scan's tasks, so skipped
- * files get no task and are never opened by an executor.
+ * files get no task and are never opened by an executor. Its size is what the plan's own
+ * listing keeps, so that Spark plans joins on the pruned size.
  */
 private[sparkbloom] final class BloomPruningFileIndex(
     val delegate: FileIndex,
@@ -30,7 +31,7 @@ private[sparkbloom] final class BloomPruningFileIndex(
   override def rootPaths: Seq[Path] = delegate.rootPaths
   override def inputFiles: Array[String] = delegate.inputFiles
   override def refresh(): Unit = { pruner.forget(); delegate.refresh() }
-  override def sizeInBytes: Long = delegate.sizeInBytes
+  override def sizeInBytes: Long = pruner.plannedSize.getOrElse(delegate.sizeInBytes)
   override def partitionSchema: StructType = delegate.partitionSchema
   override def metadataOpsTimeNs: Option[Long] = delegate.metadataOpsTimeNs
 
@@ -45,4 +46,17 @@ private[sparkbloom] final class BloomPruningFileIndex(
   override def hashCode(): Int = delegate.hashCode() * 31 + 7
 
   override def toString: String = s"BloomPruningFileIndex($delegate)"
+}
+
+private[sparkbloom] object BloomPruningFileIndex {
+
+  /**
+   * The pruning index of `fs`: the one it has, where the optimizer's rule
+   * ([[PruneFilesByBloomFilters]]) already judged it, so a scan is judged once; else a new one.
+   */
+  def of(fs: HadoopFsRelation, session: SparkSession, selectRowGroups: Boolean, fileColumns: FileColumns,
+      useTableIndex: Boolean): BloomPruningFileIndex = fs.location match {
+    case judged: BloomPruningFileIndex => judged
+    case other => new BloomPruningFileIndex(other, session, fs.options, selectRowGroups, fileColumns, useTableIndex)
+  }
 }

@@ -2,8 +2,6 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
-import scala.jdk.CollectionConverters._
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.planning.ScanOperation
@@ -21,11 +19,12 @@ import sparkbloom.predicate.PointPredicate
 
 /**
  * Plans Parquet scans with Bloom-filter pruning, for DataSource V1 relations (Spark's
- * default) and V2 `ParquetScan`s. It is a planner strategy, not an optimizer rule, because
- * only at planning has Spark pruned catalog partitions and built V2 scans: what is judged
- * is exactly what partition pruning left. The scan itself is still planned by Spark's own
- * strategy; this one only swaps in the pruning file index (and, for V1, the reader that
- * skips row groups and a [[BloomPruningExec]] to show what was skipped).
+ * default) and V2 `ParquetScan`s. A scan with literals to probe was judged while the plan
+ * was optimized ([[PruneFilesByBloomFilters]]): its index is reused here. A scan with only a
+ * join's keys ([[JoinKeysStrategy]] marks those at planning) gets its index here. The scan
+ * itself is still planned by Spark's own strategy; this one only swaps in the pruning file
+ * index (and, for V1, the reader that skips row groups and a [[BloomPruningExec]] to show
+ * what was skipped).
  */
 private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) extends SparkStrategy {
   import BloomScanStrategy.plansScan
@@ -62,7 +61,7 @@ private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) ex
       joinKeys: Seq[Expression]): Seq[SparkPlan] = {
     FileSourceStrategy(JoinKeys.withoutMarkers(plan)).map(_.transformUp {
       case scan: FileSourceScanExec if scan.relation.location eq fs.location =>
-        val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups,
+        val index = BloomPruningFileIndex.of(fs, session, selectRowGroups,
           FileColumns.ofParquetScan(session.sessionState.conf, fs.dataSchema), useTableIndex = true)
         val format = new BloomReadParquetFileFormat(() => index.pruner.lastReaders)
         val pruned = scan.relation.copy(location = index, fileFormat = format)(scan.relation.sparkSession)
@@ -71,10 +70,7 @@ private[sparkbloom] final case class BloomScanStrategy(session: SparkSession) ex
   }
 
   private def planV2(plan: LogicalPlan, relation: DataSourceV2ScanRelation, scan: ParquetScan): Seq[SparkPlan] = {
-    val options = scan.options.asCaseSensitiveMap().asScala.toMap
-    val index = new BloomPartitioningAwareFileIndex(scan.fileIndex, session, options, selectRowGroups,
-      FileColumns.ofParquetScan(session.sessionState.conf, scan.dataSchema))
-    val pruned = relation.copy(scan = new BloomParquetScan(scan, index).decide())
+    val pruned = relation.copy(scan = BloomParquetScan.of(scan, session).decide())
     SparkShims.planDataSourceV2(session, JoinKeys.unmarked(replace(plan, relation, pruned)))
   }
 
@@ -98,7 +94,8 @@ private[sparkbloom] object BloomScanStrategy {
         case fs: HadoopFsRelation => plansRelation(fs)
         case _ => false
       }
-    case relation: DataSourceV2ScanRelation => relation.scan.getClass == classOf[ParquetScan]
+    case relation: DataSourceV2ScanRelation =>
+      relation.scan.getClass == classOf[ParquetScan] || relation.scan.isInstanceOf[BloomParquetScan]
     case _ => false
   }
 

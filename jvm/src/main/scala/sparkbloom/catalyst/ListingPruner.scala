@@ -17,6 +17,7 @@ import sparkbloom.SparkBloomConf
 import sparkbloom.index.{IndexLayout, IndexVerdict, TableIndex}
 import sparkbloom.read.{ExecutorProbing, FileIdentity, FileJudgement, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection, TaskReaders}
 import sparkbloom.predicate.PointPredicate
+import sparkbloom.runtime.BloomRuntime
 
 /**
  * Turns one scan's file listing (after partition pruning) into the listing Spark should
@@ -37,7 +38,8 @@ private object ListingPruner {
       joinKeys: JoinKeys.Runtime,
       listing: Seq[PartitionDirectory],
       stats: PruningStats,
-      ruledOut: Seq[PartitionedFile]) {
+      ruledOut: Seq[PartitionedFile],
+      keptBytes: Long) {
 
     /**
      * Whether this listing is the one for these inputs. Filters are compared as sets of
@@ -91,6 +93,14 @@ private[sparkbloom] final class ListingPruner(
 
   @volatile private var last: Option[Listed] = None
   @volatile private var joinKeys: JoinKeys.Runtime = JoinKeys.NoKeys
+  @volatile private var plannedBytes: Option[Long] = None
+
+  /**
+   * The bytes the first listing without join keys kept: the scan's size as the plan is made
+   * and sized. Fixed once known, so that keys a join brings at run time never shrink the
+   * size of a plan Spark may execute again, or plan again adaptively, with other keys.
+   */
+  def plannedSize: Option[Long] = plannedBytes
 
   /** What the last listing decided, if the scan was listed. */
   def lastStats: Option[PruningStats] = last.map(_.stats)
@@ -135,8 +145,9 @@ private[sparkbloom] final class ListingPruner(
       case Some(l) if l.answers(partitionFilters, dataFilters, keys) => l
       case _ =>
         val (listing, stats, ruledOut) = judge(listAll, dataFilters, keys)
-        val listed = Listed(partitionFilters, dataFilters, keys, listing, stats, ruledOut)
+        val listed = Listed(partitionFilters, dataFilters, keys, listing, stats, ruledOut, keptBytes(listing))
         last = Some(listed)
+        if (keys == JoinKeys.NoKeys && plannedBytes.isEmpty) plannedBytes = Some(listed.keptBytes)
         listed
     }
   }
@@ -160,20 +171,20 @@ private[sparkbloom] final class ListingPruner(
     val started = System.nanoTime()
     // taken before any footer is read: a file rewritten while it is judged must not match
     val judgedIn = Option(session.sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY))
-    val judgements = FilePruner.inParallel(files.size, SparkBloomConf.parallelism(conf))(i =>
+    val runtime = BloomRuntime.of(session.sparkContext)
+    val parallelism = runtime.settings.parallelism
+    val judgements = FilePruner.inParallel(files.size, parallelism)(i =>
       FileJudgement(FileIdentity.of(files(i)), judgedIn))
-    val cache = ProbeCache.shared
-    cache.resize(SparkBloomConf.cacheMaxBytes(conf))
     val hadoopConf = session.sessionState.newHadoopConfWithOptions(options)
+    val cache = Some(runtime(ProbeCache)).filter(_ => SparkBloomConf.usesCache(conf))
     val pruner = new FilePruner(
       hadoopConf,
-      cache,
-      ProbeCache.scopeOf(session, hadoopConf),
+      cache.map(c => ProbeCache.Scoped(c, c.scopeOf(session, hadoopConf))),
       conf.caseSensitiveAnalysis,
       legacyCalendarSession = legacyCalendarInRead(conf),
-      parallelism = SparkBloomConf.parallelism(conf))
+      parallelism = parallelism)
     val byIndex =
-      if (SparkBloomConf.indexEnabled(conf)) judgeByIndexes(files, inFiles.get, hadoopConf, conf)
+      if (SparkBloomConf.indexEnabled(conf)) judgeByIndexes(files, inFiles.get, hadoopConf, conf, parallelism)
       else new Array[IndexVerdict](files.size)
     def decided(i: Int): Boolean = byIndex(i) != null && (byIndex(i).rulesOutFile || byIndex(i).complete)
     val toOpen = files.indices.filterNot(decided)
@@ -181,7 +192,7 @@ private[sparkbloom] final class ListingPruner(
       if (ExecutorProbing.wanted(toOpen.size, SparkBloomConf.executorProbingAbove(conf), hadoopConf)) {
         try {
           ExecutorProbing.judge(session, hadoopConf, toOpen.map(files), inFiles.get, conf.caseSensitiveAnalysis,
-            legacyCalendarInRead(conf), SparkBloomConf.parallelism(conf), SparkBloomConf.cacheMaxBytes(conf))
+            legacyCalendarInRead(conf), parallelism, cache.isDefined)
         } catch {
           // a failed or cancelled probing job costs the pruning, not the query
           case scala.util.control.NonFatal(e) =>
@@ -236,14 +247,27 @@ private[sparkbloom] final class ListingPruner(
     (pruned, stats, ruledOut)
   }
 
+  /**
+   * What tasks will read of `listing`: each file's length, times the share of its row groups
+   * that may match where the driver selected them (a size estimate: the row groups of one
+   * file are taken as equally large).
+   */
+  private def keptBytes(listing: Seq[PartitionDirectory]): Long =
+    listing.iterator.flatMap(_.files).map { f =>
+      val length = f.fileStatus.getLen
+      f.metadata.get(RowGroupSelection.MetadataKey).collect {
+        case s: RowGroupSelection if s.keep.nonEmpty => length * s.keep.count(identity) / s.keep.length
+      }.getOrElse(length)
+    }.sum
+
   /** What the table indexes of the scan's roots say, by file position; null where none covers a file. */
   private def judgeByIndexes(files: IndexedSeq[FileStatus], predicate: PointPredicate,
-      hadoopConf: org.apache.hadoop.conf.Configuration, conf: SQLConf): Array[IndexVerdict] = {
+      hadoopConf: org.apache.hadoop.conf.Configuration, conf: SQLConf, parallelism: Int): Array[IndexVerdict] = {
     val verdicts = new Array[IndexVerdict](files.size)
     indexRoots().flatMap(TableIndex.at(_, hadoopConf)).foreach { index =>
       val open = files.indices.filter(verdicts(_) == null)
       val judged = index.judge(open.map(files), predicate, conf.caseSensitiveAnalysis, legacyCalendarInRead(conf),
-        hadoopConf, SparkBloomConf.parallelism(conf))
+        hadoopConf, parallelism)
       open.indices.foreach(j => verdicts(open(j)) = judged(j))
     }
     verdicts

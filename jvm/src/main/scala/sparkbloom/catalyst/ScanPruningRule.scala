@@ -66,7 +66,7 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
       format: BloomPruningFileIndex => org.apache.spark.sql.execution.datasources.FileFormat,
       useTableIndex: Boolean): FileSourceScanExec = {
     val fs = scan.relation
-    val index = new BloomPruningFileIndex(fs.location, session, fs.options, selectRowGroups, columns, useTableIndex)
+    val index = BloomPruningFileIndex.of(fs, session, selectRowGroups, columns, useTableIndex)
     scan.copy(relation = fs.copy(location = index, fileFormat = format(index))(fs.sparkSession))
   }
 }

@@ -2,8 +2,6 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.index
 
-import java.util.concurrent.{Executors, ThreadFactory}
-
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
@@ -15,39 +13,45 @@ import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationComm
 import org.apache.spark.sql.util.QueryExecutionListener
 import org.slf4j.LoggerFactory
 
+import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
+
 /**
  * Keeps table indexes current after writes: once a Parquet write into an indexed table
  * has committed, its new files are indexed (a refresh, which reads only them), in the
- * background, one refresh at a time. Until then they are simply not covered: a scan judges
+ * background, one refresh at a time (on the runtime's background thread). Until then they are simply not covered: a scan judges
  * them by their own footers, so a write is never hidden. Writes by other sessions or
  * engines are picked up by the next refresh, the same way.
  */
 private[sparkbloom] object IndexMaintenance {
   private val log = LoggerFactory.getLogger(getClass)
-  private val watched =
-    java.util.Collections.synchronizedMap(new java.util.WeakHashMap[SparkSession, java.lang.Boolean]())
 
-  private lazy val refresher = Executors.newSingleThreadExecutor(new ThreadFactory {
-    def newThread(r: Runnable): Thread = {
-      val t = new Thread(r, "sparkbloom-index-refresh")
-      t.setDaemon(true)
-      t
-    }
-  })
+  /** Sessions whose writes are watched (a listener each), kept by their runtime. */
+  private final class Watched extends RuntimePart {
+    val sessions = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[SparkSession, java.lang.Boolean]())
+    // a listener stays registered for its session's life: cache commands do not concern it
+    override def clear(): Unit = ()
+  }
+
+  private object Watched extends PartKind[Watched] {
+    def make(runtime: BloomRuntime): Watched = new Watched
+  }
 
   /**
    * Called for every Parquet write the session plans: if an index lies at its output (or
    * as many levels up as it has partition columns), the session's writes are watched.
    */
   def noticeWrite(session: SparkSession, outputPath: Path, partitionDepth: Int): Unit =
-    if (!watched.containsKey(session) && indexRoot(session, outputPath, partitionDepth).isDefined) {
-      watched.synchronized {
-        if (!watched.containsKey(session)) {
+    if (!watched(session).containsKey(session) && indexRoot(session, outputPath, partitionDepth).isDefined) {
+      val sessions = watched(session)
+      sessions.synchronized {
+        if (!sessions.containsKey(session)) {
           session.listenerManager.register(new Listener(session))
-          watched.put(session, true)
+          sessions.put(session, true)
         }
       }
     }
+
+  private def watched(session: SparkSession) = BloomRuntime.of(session.sparkContext)(Watched).sessions
 
   private def indexRoot(session: SparkSession, outputPath: Path, partitionDepth: Int): Option[Path] =
     try {
@@ -62,7 +66,7 @@ private[sparkbloom] object IndexMaintenance {
     override def onSuccess(funcName: String, qe: QueryExecution, durationNs: Long): Unit = {
       val writes = writesIn(qe)
       writes.flatMap(w => indexRoot(session, w.outputPath, w.partitionColumns.size)).distinct.foreach { root =>
-        refresher.execute(() =>
+        BloomRuntime.of(session.sparkContext).background.execute(() =>
           try IndexBuilder.build(session, root, None, None)
           catch {
             case NonFatal(e) => log.warn(s"sparkbloom could not refresh the index of $root after a write: $e")

@@ -18,6 +18,7 @@ import sparkbloom.predicate.PointPredicate.{All, AnyOf, ColumnIn}
 import sparkbloom.index.IndexLayout.{ColumnEntry, IndexedFile, Manifest, SegmentColumn, SegmentDirectory}
 import sparkbloom.read.{FileIdentity, FilePruner, RowGroupJudge}
 import sparkbloom.sbbf.SplitBlockBloomFilter
+import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
 import sparkbloom.warnings.WarnOnce
 
 /**
@@ -273,13 +274,38 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
 
 private[sparkbloom] object TableIndex {
   private val log = LoggerFactory.getLogger(classOf[TableIndex])
-  private val loaded = new ConcurrentHashMap[String, TableIndex]()
-  private val parsedTypes = new ConcurrentHashMap[String, PrimitiveType]()
+
+  /**
+   * The indexes a runtime keeps loaded, by qualified index directory, at most
+   * `maxLoadedIndexes` of them (least recently used dropped first), and the column types
+   * their entries name, parsed once.
+   */
+  private[sparkbloom] final class Loaded(maxIndexes: Int) extends RuntimePart {
+    private val byDir = new java.util.LinkedHashMap[String, TableIndex](16, 0.75f, true) {
+      override def removeEldestEntry(eldest: java.util.Map.Entry[String, TableIndex]): Boolean =
+        this.size() > maxIndexes
+    }
+    val parsedTypes = new ConcurrentHashMap[String, PrimitiveType]()
+
+    def get(dir: String): Option[TableIndex] = byDir.synchronized(Option(byDir.get(dir)))
+    def put(dir: String, index: TableIndex): Unit = byDir.synchronized(byDir.put(dir, index))
+    def size: Int = byDir.synchronized(byDir.size())
+
+    override def clear(): Unit = { byDir.synchronized(byDir.clear()); parsedTypes.clear() }
+    override def invalidate(pathPrefix: String): Unit =
+      byDir.synchronized(byDir.keySet().removeIf(_.startsWith(pathPrefix)))
+  }
+
+  private[sparkbloom] object Loaded extends PartKind[Loaded] {
+    def make(runtime: BloomRuntime): Loaded = new Loaded(runtime.settings.maxLoadedIndexes)
+  }
+
+  private def loaded: Loaded = BloomRuntime.get(Loaded)
 
   private[sparkbloom] def warnOnce(key: String, message: String): Unit = WarnOnce(log, s"index|$key", message)
 
   private def primitiveTypeOf(text: String): PrimitiveType =
-    parsedTypes.computeIfAbsent(text,
+    loaded.parsedTypes.computeIfAbsent(text,
       t => MessageTypeParser.parseMessageType(s"message m { $t; }").getType(0).asPrimitiveType())
 
   /**
@@ -295,7 +321,7 @@ private[sparkbloom] object TableIndex {
       IndexLayout.latestManifest(fs, dir).flatMap { case (manifestPath, version) =>
         val key = fs.makeQualified(dir).toString
         val cached = loaded.get(key)
-        if (cached != null && cached.manifest.version == version) Some(cached)
+        if (cached.exists(_.manifest.version == version)) cached
         else {
           val index = load(fs, fs.makeQualified(root), dir, manifestPath, version)
           loaded.put(key, index)
@@ -319,5 +345,5 @@ private[sparkbloom] object TableIndex {
   }
 
   /** Forgets loaded indexes under `pathPrefix` (a qualified path), as REFRESH does for footers. */
-  def invalidate(pathPrefix: String): Unit = loaded.keySet().removeIf(_.startsWith(pathPrefix))
+  def invalidate(pathPrefix: String): Unit = loaded.invalidate(pathPrefix)
 }

@@ -36,7 +36,7 @@ private[sparkbloom] object ExecutorProbing {
       caseSensitive: Boolean,
       legacyCalendarSession: Boolean,
       parallelism: Int,
-      cacheMaxBytes: Long): (IndexedSeq[FileVerdict], Long) = {
+      useCache: Boolean): (IndexedSeq[FileVerdict], Long) = {
     val sc = session.sparkContext
     val conf = new SerializableConfiguration(hadoopConf)
     val described = files.map(f => (f.getPath.toString, f.getLen, f.getModificationTime))
@@ -53,11 +53,12 @@ private[sparkbloom] object ExecutorProbing {
             .toIndexedSeq
           // In the driver's JVM (local mode) the cache is the driver's own, already current.
           if (SparkEnv.get.executorId != DriverExecutorId) {
-            ProbeCache.shared.followDriver(invalidations, cacheMaxBytes)
+            ProbeCache.shared.followDriver(invalidations)
           }
           // No decryption keys travel: the driver probes itself when a crypto factory is set.
           val pruner =
-            new FilePruner(conf.value, ProbeCache.shared, "", caseSensitive, legacyCalendarSession, parallelism)
+            new FilePruner(conf.value, Some(ProbeCache.Scoped(ProbeCache.shared, "")).filter(_ => useCache),
+              caseSensitive, legacyCalendarSession, parallelism)
           val verdicts = pruner.judge(statuses, predicate)
             .map(v => Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray), v.rowKeys))
           Iterator((verdicts, pruner.filterBytesRead))

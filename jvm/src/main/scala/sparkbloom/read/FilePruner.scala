@@ -2,8 +2,8 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
-import java.util.concurrent.{Callable, ConcurrentHashMap, LinkedBlockingQueue, ThreadFactory, ThreadPoolExecutor, TimeUnit}
-import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
+import java.util.concurrent.{Callable, ConcurrentHashMap}
+import java.util.concurrent.atomic.AtomicLong
 
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
@@ -14,6 +14,7 @@ import org.apache.parquet.schema.PrimitiveType
 import org.slf4j.LoggerFactory
 
 import sparkbloom.predicate.PointPredicate
+import sparkbloom.runtime.BloomRuntime
 import sparkbloom.predicate.PointPredicate.ColumnIn
 import sparkbloom.warnings.WarnOnce
 
@@ -42,8 +43,7 @@ private[sparkbloom] final case class FileVerdict(
  */
 private[sparkbloom] final class FilePruner(
     hadoopConf: Configuration,
-    cache: ProbeCache,
-    cacheScope: String,
+    cache: Option[ProbeCache.Scoped],
     caseSensitive: Boolean,
     legacyCalendarSession: Boolean,
     parallelism: Int) {
@@ -87,8 +87,8 @@ private[sparkbloom] final class FilePruner(
   private def runAll(tasks: Seq[() => FileVerdict]): Seq[FileVerdict] =
     if (tasks.size <= 1 || parallelism <= 1) tasks.map(_())
     else {
-      val pool = FilePruner.pool(parallelism)
-      pool.invokeAll(tasks.map(t => new Callable[FileVerdict] { def call(): FileVerdict = t() }).asJava)
+      BloomRuntime.get.probePool.invokeAll(
+        tasks.map(t => new Callable[FileVerdict] { def call(): FileVerdict = t() }).asJava)
         .asScala.toSeq.map(_.get())
     }
 
@@ -102,7 +102,7 @@ private[sparkbloom] final class FilePruner(
     }
 
   private def judgeFileOrFail(status: FileStatus, predicate: PointPredicate): FileVerdict =
-    OpenedFile.using(status, hadoopConf, Some(ProbeCache.Scoped(cache, cacheScope))) { file =>
+    OpenedFile.using(status, hadoopConf, cache) { file =>
       val path = status.getPath.toString
       scala.util.Try(file.footer) match {
         case scala.util.Success(footer) => judgeRowGroups(status, file, footer, predicate)
@@ -156,8 +156,8 @@ private[sparkbloom] object FilePruner {
     WarnOnce(log, s"file|$path|$column", message)
 
   /**
-   * `work(i)` for every i below `n`, on the driver's probing threads in `chunks` slices:
-   * for per-file checks too small to be a task each (a `stat` per file).
+   * `work(i)` for every i below `n`, on the runtime's probing threads in slices: for
+   * per-file checks too small to be a task each (a `stat` per file).
    */
   private[sparkbloom] def inParallel[T: scala.reflect.ClassTag](n: Int, threads: Int)(work: Int => T): Array[T] = {
     val out = new Array[T](n)
@@ -169,30 +169,8 @@ private[sparkbloom] object FilePruner {
           def call(): Unit = (from until math.min(n, from + chunk)).foreach(i => out(i) = work(i))
         }
       }
-      pool(threads).invokeAll(tasks.asJava).asScala.foreach(_.get())
+      BloomRuntime.get.probePool.invokeAll(tasks.asJava).asScala.foreach(_.get())
     }
     out
-  }
-
-  @volatile private var sharedPool: (Int, java.util.concurrent.ExecutorService) = (0, null)
-
-  /** Daemon threads for driver-side reads, resized when the session setting changes. */
-  private def pool(threads: Int): java.util.concurrent.ExecutorService = synchronized {
-    if (sharedPool._1 != threads) {
-      // The old pool is not shut down (a query may still use it); its idle threads time out.
-      val counter = new AtomicInteger()
-      val executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue[Runnable](),
-        new ThreadFactory {
-          def newThread(r: Runnable): Thread = {
-            val t = new Thread(r, s"sparkbloom-probe-${counter.incrementAndGet()}")
-            t.setDaemon(true)
-            t
-          }
-        })
-      executor.allowCoreThreadTimeOut(true)
-      sharedPool = (threads, executor)
-    }
-    sharedPool._2
   }
 }

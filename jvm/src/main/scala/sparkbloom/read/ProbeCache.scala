@@ -6,9 +6,12 @@ import java.util.{LinkedHashMap => JLinkedHashMap}
 
 import scala.jdk.CollectionConverters._
 
+import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
+
 /**
- * Footers and filters read on the driver, shared by every query of the JVM, bounded in
- * bytes and evicted least-recently-used first.
+ * Footers and filters read on the driver (or on an executor that probes), shared by every
+ * query of the application: a part of its [[BloomRuntime]], bounded in bytes from the
+ * application's setting and evicted least-recently-used first.
  *
  * A file rewritten in place must never be judged by what the older file held. Keys carry
  * the file's length, modification time, etag and (local files) change time; a file
@@ -20,10 +23,9 @@ import scala.jdk.CollectionConverters._
  * preserved) on a file system with neither etags nor change times (HDFS) is seen only after
  * one of those invalidations.
  */
-private[sparkbloom] final class ProbeCache(initialMaxBytes: Long) {
+private[sparkbloom] final class ProbeCache(maxBytes: Long) extends RuntimePart {
   import ProbeCache._
 
-  private var maxBytes = initialMaxBytes
   private var usedBytes = 0L
 
   /** Counts invalidations, so that a load that overlapped one is not kept. */
@@ -31,7 +33,7 @@ private[sparkbloom] final class ProbeCache(initialMaxBytes: Long) {
   private val entries = new JLinkedHashMap[Key, Entry](1024, 0.75f, true)
 
   /** Drops every entry of files under `pathPrefix` (a qualified path or URI prefix). */
-  def invalidate(pathPrefix: String): Unit = synchronized {
+  override def invalidate(pathPrefix: String): Unit = synchronized {
     generation += 1
     val it = entries.entrySet().iterator()
     while (it.hasNext) {
@@ -49,15 +51,11 @@ private[sparkbloom] final class ProbeCache(initialMaxBytes: Long) {
   def filter(file: FileKey, rowGroup: Int, column: String)(load: => FilterLookup): FilterLookup =
     getOrLoad(FilterKey(file, rowGroup, column), FilterEntry(load)).asInstanceOf[FilterEntry].lookup
 
-  /** Changes the budget (the session setting may change between queries). */
-  def resize(bytes: Long): Unit = synchronized {
-    maxBytes = math.max(bytes, 0L)
-    evict()
-  }
+  def capacity: Long = maxBytes
 
   def sizeInBytes: Long = synchronized(usedBytes)
 
-  def clear(): Unit = synchronized { entries.clear(); usedBytes = 0; generation += 1 }
+  override def clear(): Unit = synchronized { entries.clear(); usedBytes = 0; generation += 1 }
 
   /** Invalidations so far (`REFRESH`, `CLEAR CACHE`): what an executor's cache follows. */
   def invalidations: Long = synchronized(generation)
@@ -68,16 +66,38 @@ private[sparkbloom] final class ProbeCache(initialMaxBytes: Long) {
   /**
    * An executor's cache ([[ExecutorProbing]]) after the driver's: the SQL invalidations reach
    * only the driver's cache, so an executor's drops everything once the driver's count has
-   * moved since it last looked (invalidations are rare), and takes the driver's budget (0
-   * turns caching off there too).
+   * moved since it last looked (invalidations are rare).
    */
-  def followDriver(driverInvalidations: Long, driverMaxBytes: Long): Unit = synchronized {
+  def followDriver(driverInvalidations: Long): Unit = synchronized {
     if (followed != driverInvalidations) {
       clear()
       followed = driverInvalidations
     }
-    resize(driverMaxBytes)
   }
+
+  private val sessionIds = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[AnyRef, String]())
+
+  /**
+   * The cache scope of a reader: "" when it cannot decrypt anything (no crypto factory),
+   * so its entries hold only what any reader sees. With a crypto factory, entries may hold
+   * decrypted statistics and filters: they belong to that session and its key settings
+   * alone, so a session (or `newSession()`) without the keys reads the file and fails
+   * exactly as vanilla Spark does.
+   */
+  def scopeOf(session: AnyRef, hadoopConf: org.apache.hadoop.conf.Configuration): String =
+    if (!decrypts(hadoopConf)) ""
+    else {
+      val id = sessionIds.computeIfAbsent(session, _ => java.util.UUID.randomUUID().toString)
+      val cryptoSettings = hadoopConf.iterator().asScala.map(e => e.getKey -> e.getValue)
+        .filter { case (k, _) =>
+          k.startsWith("parquet.crypto.") || k.startsWith("parquet.encryption.") ||
+          k.startsWith("parquet.decryption.")
+        }
+        .toSeq.sorted.mkString("\n")
+      val digest = java.security.MessageDigest.getInstance("SHA-256")
+        .digest(cryptoSettings.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+      id + ":" + digest.map(b => f"$b%02x").mkString
+    }
 
   private def getOrLoad(key: Key, load: => Entry): Entry = {
     if (!settled(key.file)) return load
@@ -107,7 +127,12 @@ private[sparkbloom] final class ProbeCache(initialMaxBytes: Long) {
   }
 }
 
-private[sparkbloom] object ProbeCache {
+private[sparkbloom] object ProbeCache extends PartKind[ProbeCache] {
+
+  def make(runtime: BloomRuntime): ProbeCache = new ProbeCache(runtime.settings.cacheMaxBytes)
+
+  /** This JVM's cache: its [[BloomRuntime]]'s. */
+  def shared: ProbeCache = BloomRuntime.get(ProbeCache)
 
   /** Files younger than this are read, not cached: a coarse clock could not tell a rewrite. */
   val SettleMillis: Long = FileIdentity.SettleMillis
@@ -117,30 +142,6 @@ private[sparkbloom] object ProbeCache {
   private sealed trait Key { def file: FileKey }
   private final case class FooterKey(file: FileKey) extends Key
   private final case class FilterKey(file: FileKey, rowGroup: Int, column: String) extends Key
-
-  private val sessionIds = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[AnyRef, String]())
-
-  /**
-   * The cache scope of a reader: "" when it cannot decrypt anything (no crypto factory),
-   * so its entries hold only what any reader sees. With a crypto factory, entries may hold
-   * decrypted statistics and filters: they belong to that session and its key settings
-   * alone, so a session (or `newSession()`) without the keys reads the file and fails
-   * exactly as vanilla Spark does.
-   */
-  def scopeOf(session: AnyRef, hadoopConf: org.apache.hadoop.conf.Configuration): String =
-    if (!decrypts(hadoopConf)) ""
-    else {
-      val id = sessionIds.computeIfAbsent(session, _ => java.util.UUID.randomUUID().toString)
-      val cryptoSettings = hadoopConf.iterator().asScala.map(e => e.getKey -> e.getValue)
-        .filter { case (k, _) =>
-          k.startsWith("parquet.crypto.") || k.startsWith("parquet.encryption.") ||
-          k.startsWith("parquet.decryption.")
-        }
-        .toSeq.sorted.mkString("\n")
-      val digest = java.security.MessageDigest.getInstance("SHA-256")
-        .digest(cryptoSettings.getBytes(java.nio.charset.StandardCharsets.UTF_8))
-      id + ":" + digest.map(b => f"$b%02x").mkString
-    }
 
   /** Whether readers with this configuration may decrypt (a crypto factory is set). */
   def decrypts(hadoopConf: org.apache.hadoop.conf.Configuration): Boolean =
@@ -157,6 +158,4 @@ private[sparkbloom] object ProbeCache {
   /** A cache, and the scope (see [[scopeOf]]) whose entries a reader may use. */
   final case class Scoped(cache: ProbeCache, scope: String)
 
-  /** The driver's cache, shared by all sessions of this JVM. */
-  lazy val shared: ProbeCache = new ProbeCache(256L * 1024 * 1024)
 }

@@ -2,6 +2,8 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
+import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
+
 /**
  * What the driver decided for one scan, as `sparkbloom.last_pruning(spark)` reports it.
  * `joinKeys` counts the keys of a join's other side that were probed (0 without a join).
@@ -38,11 +40,19 @@ private[sparkbloom] object PruningStats {
 
   val Empty: PruningStats = PruningStats(0, 0, 0, 0, 0, 0, 0)
 
-  // Weak keys: a stopped and dropped session takes its entry with it.
-  private val lastBySession = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[AnyRef, PruningStats]())
+  /** Each session's last pruning; weak keys: a stopped and dropped session takes its entry with it. */
+  private final class LastBySession extends RuntimePart {
+    val map = java.util.Collections.synchronizedMap(new java.util.WeakHashMap[AnyRef, PruningStats]())
+    // a report of what a query did, not a cache: cache commands leave it
+    override def clear(): Unit = ()
+  }
+
+  private object LastBySession extends PartKind[LastBySession] {
+    def make(runtime: BloomRuntime): LastBySession = new LastBySession
+  }
 
   /** Remembers `stats` as the last scan of `session` (a SparkSession). */
-  def recordLast(session: AnyRef, stats: PruningStats): Unit = lastBySession.put(session, stats)
+  def recordLast(session: AnyRef, stats: PruningStats): Unit = BloomRuntime.get(LastBySession).map.put(session, stats)
 
-  def last(session: AnyRef): Option[PruningStats] = Option(lastBySession.get(session))
+  def last(session: AnyRef): Option[PruningStats] = Option(BloomRuntime.get(LastBySession).map.get(session))
 }

@@ -116,7 +116,7 @@ class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
       Files.write(file.toPath, mutated)
       val fs = new Path(file.toURI).getFileSystem(conf)
       val fileStatus = fs.getFileStatus(new Path(file.toURI))
-      val pruner = new FilePruner(conf, new ProbeCache(1 << 20), cacheScope = "", caseSensitive = false,
+      val pruner = new FilePruner(conf, Some(ProbeCache.Scoped(new ProbeCache(1 << 20), "")), caseSensitive = false,
         legacyCalendarSession = false, parallelism = 1)
       for (column <- Seq("k", "v"); value <- present) {
         val verdict = pruner.judge(Seq(fileStatus), PointPredicate.ColumnIn(Seq(column), LongType, Seq(value))).head
@@ -171,7 +171,7 @@ class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
     Files.write(file.toPath, withFooter(bytes, start, footer))
     val conf = new Configuration()
     val status = new Path(file.toURI).getFileSystem(conf).getFileStatus(new Path(file.toURI))
-    val pruner = new FilePruner(conf, new ProbeCache(1 << 20), cacheScope = "", caseSensitive = false,
+    val pruner = new FilePruner(conf, Some(ProbeCache.Scoped(new ProbeCache(1 << 20), "")), caseSensitive = false,
       legacyCalendarSession = false, parallelism = 1)
     val judged = (1 to 2).map { _ =>
       LoggedWarnings.of(classOf[FilePruner]) {

@@ -2,6 +2,7 @@
 // Copyright 2026 the sparkbloom authors
 package org.apache.spark.sql.sparkbloom
 
+import org.apache.spark.SparkConf
 import org.apache.spark.internal.config.ConfigEntry
 import org.apache.spark.sql.internal.SQLConf
 
@@ -18,6 +19,9 @@ object TypedSettings {
     def key: String = entry.key
     def default: T = entry.defaultValue.get
     def in(conf: SQLConf): T = conf.getConf(entry)
+
+    /** The application's value, validated as `SET` validates a session's. */
+    def in(conf: SparkConf): T = conf.get(entry)
   }
 
   private val Since = "sparkbloom 0.1.0"

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
+package sparkbloom
+
+/**
+ * What to skip: where a plan asks for point lookups or a join's keys, and the one judgement
+ * that turns a scan's listing into the files and row groups its tasks read.
+ *
+ * A lookup, class by class:
+ * {{{
+ *  optimizer  PruneFilesByBloomFilters    =, IN, <=> on literals over a V1 relation or V2 ParquetScan
+ *               |   gives the relation a BloomPruningFileIndex (V2: BloomParquetScan over a
+ *               |   BloomPartitioningAwareFileIndex) and the size of what it keeps
+ *               v
+ *  judgement  ListingPruner               one per scan; remembers its last listing
+ *               |   1. index.TableIndex      the table's index, where one covers a file
+ *               |   2. read.FilePruner       footers and filters (read.ExecutorProbing above
+ *               |                            pruning.executorProbingAbove files), per row group
+ *               |   -> read.FileVerdict per file -> kept files, each with its RowGroupSelection
+ *               v
+ *  planning   BloomScanStrategy           V1: BloomReadParquetFileFormat and BloomPruningExec
+ *                                         (EXPLAIN, metrics, files read if changed); V2: Spark's
+ *             JoinKeysStrategy            a join's keys: subqueries whose keys reach the same
+ *                                         ListingPruner when the plan runs
+ *             ScanPruningRule             Delta's scans, and Parquet scans another strategy planned
+ *               v
+ *  tasks      read.BloomReadParquetFileFormat, BloomParquetScan.ReaderFactory: the selected row
+ *             groups, and in large ones only the rows whose key may match
+ * }}}
+ */
+package object catalyst

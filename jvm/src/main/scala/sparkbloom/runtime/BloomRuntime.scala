@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
+package sparkbloom.runtime
+
+import java.util.concurrent.{ConcurrentHashMap, ExecutorService, LinkedBlockingQueue, ThreadFactory, ThreadPoolExecutor, TimeUnit}
+import java.util.concurrent.atomic.AtomicInteger
+
+import org.apache.spark.{SparkConf, SparkContext, SparkEnv}
+import org.apache.spark.scheduler.{SparkListener, SparkListenerApplicationEnd}
+
+/**
+ * Everything sparkbloom keeps between queries, one per SparkContext on the driver and one
+ * per executor: the footer and filter cache, loaded table indexes, warnings already logged,
+ * each session's last pruning, the threads that read footers and the one that refreshes
+ * indexes. Each part is bounded and sized from the application's settings, read once when
+ * the runtime is made ([[RuntimeSettings]]), so sessions with other settings share it
+ * without resizing it under each other. `CLEAR CACHE` and `REFRESH` reach every part
+ * ([[clear]], [[invalidate]]); the end of the application closes them all, and a new
+ * SparkContext in the same JVM gets a new runtime.
+ *
+ * The parts live with the packages that use them ([[RuntimePart]]): this one knows only
+ * their lifecycle, so every package may depend on it and it on none of them.
+ */
+private[sparkbloom] final class BloomRuntime(val settings: RuntimeSettings) {
+  private val parts = new ConcurrentHashMap[PartKind[_], RuntimePart]()
+  @volatile private var closed = false
+
+  /** The part of this kind, made on first use. */
+  def apply[P <: RuntimePart](kind: PartKind[P]): P =
+    parts.computeIfAbsent(kind, _ => kind.make(this)).asInstanceOf[P]
+
+  /** Threads that read footers, filters and index entries: one pool, `settings.parallelism` threads. */
+  val probePool: ExecutorService = {
+    val pool = new ThreadPoolExecutor(settings.parallelism, settings.parallelism, 30, TimeUnit.SECONDS,
+      new LinkedBlockingQueue[Runnable](), BloomRuntime.daemons("sparkbloom-probe"))
+    // idle threads end: a driver that stops querying holds none
+    pool.allowCoreThreadTimeOut(true)
+    pool
+  }
+
+  /** One thread for work no query waits for (refreshing an index after a write): one at a time. */
+  val background: ExecutorService = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS,
+    new LinkedBlockingQueue[Runnable](), BloomRuntime.daemons("sparkbloom-background"))
+
+  def isClosed: Boolean = closed
+
+  /** `CLEAR CACHE`: every part drops what it keeps. */
+  def clear(): Unit = parts.values().forEach(_.clear())
+
+  /** `REFRESH`: every part drops what it keeps of files under `pathPrefix` ("" for all). */
+  def invalidate(pathPrefix: String): Unit = parts.values().forEach(_.invalidate(pathPrefix))
+
+  /** The application ended: threads stop, parts let go of what they hold. */
+  def close(): Unit = synchronized {
+    if (!closed) {
+      closed = true
+      probePool.shutdownNow()
+      background.shutdownNow()
+      parts.values().forEach(_.clear())
+      parts.clear()
+    }
+  }
+}
+
+/** Something a [[BloomRuntime]] holds, told of Spark's cache commands. */
+private[sparkbloom] trait RuntimePart {
+  def clear(): Unit
+  def invalidate(pathPrefix: String): Unit = clear()
+}
+
+/** How a part is made; also the key the runtime keeps it under (compared by identity). */
+private[sparkbloom] abstract class PartKind[P <: RuntimePart] {
+  def make(runtime: BloomRuntime): P
+}
+
+private[sparkbloom] object BloomRuntime {
+
+  /** The runtime and the SparkEnv it belongs to (none outside Spark: a command-line inspection). */
+  @volatile private var current: (SparkEnv, BloomRuntime) = (null, null)
+
+  /**
+   * This JVM's runtime: the driver's or the executor's, whichever this JVM is (in local mode
+   * both are one). A new SparkEnv (a new SparkContext, or a new executor) gets a new one, and
+   * the one before it is closed.
+   */
+  def get: BloomRuntime = {
+    val env = SparkEnv.get
+    val (owner, runtime) = current
+    if (runtime != null && (owner eq env) && !runtime.isClosed) runtime
+    else
+      synchronized {
+        val (owner, runtime) = current
+        if (runtime != null && (owner eq env) && !runtime.isClosed) runtime
+        else {
+          if (runtime != null) runtime.close()
+          val made = new BloomRuntime(RuntimeSettings.of(Option(env).fold(new SparkConf(false))(_.conf)))
+          current = (env, made)
+          made
+        }
+      }
+  }
+
+  /** The driver's runtime for `sc`, closed when its application ends. */
+  def of(sc: SparkContext): BloomRuntime = {
+    val runtime = get
+    if (listening.putIfAbsent(runtime, java.lang.Boolean.TRUE) == null) {
+      sc.addSparkListener(new SparkListener {
+        override def onApplicationEnd(end: SparkListenerApplicationEnd): Unit = {
+          runtime.close()
+          listening.remove(runtime)
+        }
+      })
+    }
+    runtime
+  }
+
+  private val listening = new ConcurrentHashMap[BloomRuntime, java.lang.Boolean]()
+
+  private def daemons(prefix: String): ThreadFactory = new ThreadFactory {
+    private val counter = new AtomicInteger()
+    def newThread(r: Runnable): Thread = {
+      val t = new Thread(r, s"$prefix-${counter.incrementAndGet()}")
+      t.setDaemon(true)
+      t
+    }
+  }
+}
