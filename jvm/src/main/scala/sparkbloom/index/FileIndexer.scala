@@ -8,10 +8,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
-import org.apache.parquet.HadoopReadOptions
 import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.hadoop.ParquetFileReader
-import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.schema.{MessageType, PrimitiveType, Types}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
@@ -53,44 +51,40 @@ private[sparkbloom] object FileIndexer {
     val identity = FileIdentity.of(status)
     // Footer and filters as the pruner reads them; the values through parquet-java's reader.
     OpenedFile.using(status, conf, cache = None)(file =>
-      index(file, status, identity, relativePath, columns,
-        caseSensitive, fpp, maxBytes, conf))
+      index(file, identity, relativePath, columns, caseSensitive, fpp, maxBytes))
   }
 
-  private def index(opened: OpenedFile, status: FileStatus, identity: FileIdentity, relativePath: String,
-      columns: Seq[String], caseSensitive: Boolean, fpp: Double, maxBytes: Int, conf: Configuration): Result = {
+  private def index(opened: OpenedFile, identity: FileIdentity, relativePath: String,
+      columns: Seq[String], caseSensitive: Boolean, fpp: Double, maxBytes: Int): Result = {
     val footer = opened.footer
-    val reader = ParquetFileReader.open(HadoopInputFile.fromStatus(status, conf),
-      HadoopReadOptions.builder(conf, status.getPath).build())
-    try {
-      val schema = reader.getFooter.getFileMetaData.getSchema
-      val leaves = schema.getColumns.asScala.toIndexedSeq
-      // Encrypted columns are not indexed: the index is plaintext, and would tell anyone
-      // without the key which values a file holds.
-      val resolved = columns.map(c =>
-        resolve(leaves, c, caseSensitive).filterNot { leaf =>
-          footer.rowGroups.exists(_.columns.get(leaf.getPath.mkString(".")).forall(_.encrypted))
-        })
-      val wanted = resolved.flatten.distinct
-      // per column path: per row group of the footer, in order: distinct hashes
-      val hashes = readHashes(reader, schema, wanted, footer.rowGroups.map(_.rowCount))
-      val file = IndexLayout.IndexedFile(relativePath, identity, footer.rowGroups.size, footer.splitMidpoints,
-        footer.writtenWithLegacyCalendar)
-      val indexed = resolved.map {
-        case None => IndexedColumn(IndexLayout.ColumnEntry.NotCovered, IndexedSeq.empty)
-        case Some(leaf) =>
-          val dotted = leaf.getPath.mkString(".")
-          val perRowGroup = hashes(dotted)
-          val ambiguous =
-            leaves.count(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT)) > 1
-          val fileLevel = footer.rowGroups.nonEmpty && hasOwnFilters(opened, footer, dotted, fpp)
-          val units = if (fileLevel) IndexedSeq(distinct(perRowGroup.flatten.toArray)) else perRowGroup
-          val entry =
-            IndexLayout.ColumnEntry(dotted, ambiguous, typeText(leaf.getPrimitiveType), 0, units.size, fileLevel)
-          IndexedColumn(entry, units.map(u => filterOf(u, fpp, maxBytes).toBitset))
-      }
-      Result(file, indexed.toIndexedSeq)
-    } finally reader.close()
+    val reader = opened.parquetReader
+    val schema = reader.getFooter.getFileMetaData.getSchema
+    val leaves = schema.getColumns.asScala.toIndexedSeq
+    // Encrypted columns are not indexed: the index is plaintext, and would tell anyone
+    // without the key which values a file holds.
+    val resolved = columns.map(c =>
+      resolve(leaves, c, caseSensitive).filterNot { leaf =>
+        footer.rowGroups.exists(_.columns.get(leaf.getPath.mkString(".")).forall(_.encrypted))
+      })
+    val wanted = resolved.flatten.distinct
+    // per column path: per row group of the footer, in order: distinct hashes
+    val hashes = readHashes(reader, schema, wanted, footer.rowGroups.map(_.rowCount))
+    val file = IndexLayout.IndexedFile(relativePath, identity, footer.rowGroups.size, footer.splitMidpoints,
+      footer.writtenWithLegacyCalendar)
+    val indexed = resolved.map {
+      case None => IndexedColumn(IndexLayout.ColumnEntry.NotCovered, IndexedSeq.empty)
+      case Some(leaf) =>
+        val dotted = leaf.getPath.mkString(".")
+        val perRowGroup = hashes(dotted)
+        val ambiguous =
+          leaves.count(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT)) > 1
+        val fileLevel = footer.rowGroups.nonEmpty && hasOwnFilters(opened, footer, dotted, fpp)
+        val units = if (fileLevel) IndexedSeq(distinct(perRowGroup.flatten.toArray)) else perRowGroup
+        val entry =
+          IndexLayout.ColumnEntry(dotted, ambiguous, typeText(leaf.getPrimitiveType), 0, units.size, fileLevel)
+        IndexedColumn(entry, units.map(u => filterOf(u, fpp, maxBytes).toBitset))
+    }
+    Result(file, indexed.toIndexedSeq)
   }
 
   /**

@@ -61,8 +61,7 @@ private[sparkbloom] object FooterReader {
     val midpoints = splitMidpoints(raw)
     val parsed =
       if (decryptionConfigured || raw.isSetEncryption_algorithm) ParquetFileReader.readFooter(input, options, stream)
-      else new ParquetMetadataConverter(options)
-        .readParquetMetadata(new ByteArrayInputStream(bytes), ParquetMetadataConverter.NO_FILTER)
+      else new ParquetMetadataConverter(options).fromParquetMetadata(raw)
     FooterSummary(parsed, midpoints)
   }
 

@@ -10,7 +10,7 @@ import org.apache.hadoop.fs.FileStatus
 import org.apache.parquet.HadoopReadOptions
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
-import org.apache.parquet.io.SeekableInputStream
+import org.apache.parquet.io.{DelegatingSeekableInputStream, InputFile, SeekableInputStream}
 
 import sparkbloom.sbbf.SplitBlockBloomFilter
 
@@ -18,7 +18,8 @@ import sparkbloom.sbbf.SplitBlockBloomFilter
  * A Parquet file opened for its footer and its Bloom filters: the one road by which
  * sparkbloom reads either (the pruner, `inspect`, `might_contain`, the table index), and
  * through the one cache when `cache` is given. The file is opened at most once, and only
- * if the cache lacks something.
+ * if the cache lacks something; parquet-java's reader of it ([[parquetReader]]) reads
+ * through that same stream.
  *
  * With a crypto factory configured (`parquet.crypto.factory.class`), parquet-java finds the
  * file's keys by its path as in a Spark task, and decrypts the footer and encrypted filters.
@@ -34,12 +35,33 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
   private lazy val readOptions =
     HadoopReadOptions.builder(hadoopConf, status.getPath).useSignedStringMinMax(false).build()
   private var opened: SeekableInputStream = _
-  private var decrypting: ParquetFileReader = _
+  private var reader: ParquetFileReader = _
   private var bytesRead = 0L
 
   private def stream(): SeekableInputStream = {
     if (opened == null) opened = input.newStream()
     opened
+  }
+
+  /**
+   * parquet-java's reader of this file, for what only it reads (encrypted filters, the
+   * table index's values). It reads through this file's stream, which stays this file's to
+   * close: on an object store every open is a request.
+   */
+  def parquetReader: ParquetFileReader = {
+    if (reader == null) {
+      val shared = new InputFile {
+        override def getLength: Long = input.getLength
+        override def newStream(): SeekableInputStream = new DelegatingSeekableInputStream(stream()) {
+          override def getPos: Long = stream().getPos
+          override def seek(position: Long): Unit = stream().seek(position)
+          override def close(): Unit = ()
+        }
+        override def toString: String = input.toString
+      }
+      reader = new ParquetFileReader(shared, readOptions)
+    }
+    reader
   }
 
   /** The footer's summary; throws when the footer cannot be read. */
@@ -86,10 +108,9 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
    * and bitset are AES-GCM modules). Held in memory like any filter, never written anywhere.
    */
   private def decryptedFilter(rowGroup: Int, column: String): BloomFilterIO.Result = {
-    if (decrypting == null) decrypting = ParquetFileReader.open(input, readOptions)
     val meta =
-      decrypting.getFooter.getBlocks.get(rowGroup).getColumns.asScala.find(_.getPath.toDotString == column)
-    meta.flatMap(m => Option(decrypting.readBloomFilter(m))) match {
+      parquetReader.getFooter.getBlocks.get(rowGroup).getColumns.asScala.find(_.getPath.toDotString == column)
+    meta.flatMap(m => Option(parquetReader.readBloomFilter(m))) match {
       case Some(filter) =>
         val bitset = new java.io.ByteArrayOutputStream(filter.getBitsetSize)
         filter.writeTo(bitset)
@@ -102,7 +123,7 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
   }
 
   def close(): Unit =
-    try if (decrypting != null) decrypting.close()
+    try if (reader != null) reader.close()
     finally if (opened != null) opened.close()
 }
 

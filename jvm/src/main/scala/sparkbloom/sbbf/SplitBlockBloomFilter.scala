@@ -2,7 +2,6 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.sbbf
 
-import java.io.OutputStream
 import java.nio.{ByteBuffer, ByteOrder}
 
 /**
@@ -144,15 +143,6 @@ private[sparkbloom] final class SplitBlockBloomFilter private (private[sbbf] val
     buffer.asIntBuffer().put(words)
     buffer.array()
   }
-
-  /** Writes the header and the bitset: what a column chunk's `bloom_filter_offset` points to. */
-  def writeTo(out: OutputStream): Unit = {
-    out.write(BloomFilterHeaderCodec.encode(numBytes))
-    out.write(toBitset)
-  }
-
-  /** Header plus bitset length: the value of `bloom_filter_length`. */
-  def serializedLength: Int = BloomFilterHeaderCodec.encode(numBytes).length + numBytes
 
   private[sbbf] def word(i: Int): Int = words(i)
 

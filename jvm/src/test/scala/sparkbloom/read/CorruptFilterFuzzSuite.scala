@@ -18,7 +18,6 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import sparkbloom.{LoggedWarnings, ParquetFiles, SparkSessionSuite, TestShims}
 import sparkbloom.predicate.PointPredicate
-import sparkbloom.sbbf.BloomFilterHeaderCodec
 
 /**
  * A filter that is wrong must never make a query wrong. Real files are mutated (filter
@@ -89,9 +88,9 @@ class CorruptFilterFuzzSuite extends AnyFunSuite with SparkSessionSuite {
       case 0 | 3 => // an old file without bloom_filter_length, header bytes flipped
         chunks.foreach(c => TestShims.FilterLength.unset(c))
         val copy = withFooter(bytes, start, footer)
-        val before = BloomFilterHeaderCodec.decode(copy, offset, 64)
+        val before = BloomFilterIO.decodeHeader(copy, offset, 64)
         (0 to rnd.nextInt(3)).foreach(_ => copy(offset + rnd.nextInt(12)) = rnd.nextInt(256).toByte)
-        val after = BloomFilterHeaderCodec.decode(copy, offset, 64)
+        val after = BloomFilterIO.decodeHeader(copy, offset, 64)
         val undetectable = after.isRight && after.map(_.numBytes) != before.map(_.numBytes)
         (copy, undetectable)
       case 4 => // unknown algorithm / hash / compression member ids
