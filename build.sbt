@@ -77,6 +77,12 @@ def lineProject(line: SparkLine): Project =
              |""".stripMargin)
         Seq(file)
       }.taskValue,
+      // The write options' rules: one table, in the Python package and copied into the jar.
+      Compile / resourceGenerators += Def.task {
+        val table = (Compile / resourceManaged).value / "sparkbloom" / "write_options.json"
+        IO.copyFile((ThisBuild / baseDirectory).value / "python" / "sparkbloom" / "write_options.json", table)
+        Seq(table)
+      }.taskValue,
       Test / fork := true,
       // Tests make their tables in the test JVM's temporary directory: one under target, emptied
       // before and after each run, so that runs on five lines leave nothing behind in /tmp.

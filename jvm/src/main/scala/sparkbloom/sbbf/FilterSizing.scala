@@ -30,6 +30,9 @@ private[sparkbloom] object FilterSizing {
 
   /** `sum_k Poisson(k; lambda) * f(k)`, summed outwards from the mode until terms vanish. */
   private def poissonAverage(lambda: Double, f: Double => Double): Double = {
+    // Blocks this full answer "maybe" to everything (f is 1 within 9 sd of the mode), and past
+    // 2^53 a step k + 1 would not move k: such loads come only from sizes far too small.
+    if (lambda > 1e9) return f(lambda)
     val mode = math.floor(lambda)
     val logPmfAtMode = -lambda + mode * math.log(lambda) - logFactorial(mode)
     val pmfAtMode = math.exp(logPmfAtMode)
@@ -61,14 +64,23 @@ private[sparkbloom] object FilterSizing {
         1.0 / (12 * n) - 1.0 / (360 * n * n * n) + 1.0 / (1260 * math.pow(n, 5))
     }
 
-  /** The smallest whole number of blocks whose fpp for `distinctValues` is at most `fpp`. */
+  /** More blocks than any filter has (at most 2^26): where sizing stops counting. */
+  val BeyondAnyFilter: Long = 1L << 40
+
+  /**
+   * The smallest whole number of blocks whose fpp for `distinctValues` is at most `fpp`;
+   * [[BeyondAnyFilter]] when that is more than half of it (an fpp far below any filter's
+   * reach, such as 1e-40, which every caller clamps to its ceiling: counting on would
+   * overflow a Long).
+   */
   def optimalNumBlocks(distinctValues: Long, fpp: Double): Long = {
     requireFpp(fpp)
     require(distinctValues >= 0, s"distinct values must be >= 0, got $distinctValues")
     if (distinctValues == 0) return 1L
     // fpp falls as blocks are added: double until the target is met, then bisect.
-    var hi = doublingStart(distinctValues, fpp)
-    while (falsePositiveProbability(distinctValues, hi) > fpp) hi *= 2
+    var hi = math.min(doublingStart(distinctValues, fpp), BeyondAnyFilter)
+    while (hi < BeyondAnyFilter && falsePositiveProbability(distinctValues, hi) > fpp) hi *= 2
+    if (hi == BeyondAnyFilter) return BeyondAnyFilter
     var lo = hi / 2 + 1
     if (hi == 1) return 1L
     while (lo < hi) {
@@ -89,7 +101,7 @@ private[sparkbloom] object FilterSizing {
     val closedFormBlocks = distinctValues * (-8 / math.log(1 - math.pow(fpp, 1.0 / 8))) / 256
     if (closedFormBlocks < 8) 1L
     else {
-      val start = largestPowerOfTwoAtMost((closedFormBlocks / 4).toLong)
+      val start = largestPowerOfTwoAtMost(math.min(closedFormBlocks / 4, BeyondAnyFilter.toDouble).toLong)
       if (falsePositiveProbability(distinctValues, start) > fpp) 2 * start else 1L
     }
   }

@@ -12,7 +12,6 @@ import org.apache.spark.sql.types._
 
 import sparkbloom.{SparkBloomConf, SparkBloomException}
 import sparkbloom.hashing.FilterSupport
-import sparkbloom.sbbf.SplitBlockBloomFilter
 
 /**
  * The write options users set, checked against the data being written and turned into a
@@ -30,14 +29,17 @@ private[sparkbloom] object BloomWriteOptions {
   val MaxBytes = "bloom_filter_max_bytes"
   val ExactSize = "bloom_filter_exact_size"
 
-  private val known = Set(Columns, Fpp, MaxBytes, ExactSize)
+  // the values' rules are in the table Python reads too, the options named above among them
+  private val known = (Columns +: WriteOptionRules.writeKeys).toSet
+  private val perColumnPrefixes = WriteOptionRules.columnKeys.map(_ + ".")
 
   /** True when the options ask for any sparkbloom behaviour (so they must be checked). */
   def mentioned(options: Map[String, String]): Boolean =
     options.keys.exists(k => isOurs(k.toLowerCase(Locale.ROOT)))
 
-  private def isOurs(key: String): Boolean =
-    known(key) || key.startsWith(Fpp + ".") || key.startsWith(Ndv + ".") || key.startsWith("bloom_filter_")
+  private def isOurs(key: String): Boolean = key.startsWith("bloom_filter_")
+
+  private def isPerColumn(key: String): Boolean = perColumnPrefixes.exists(key.startsWith)
 
   /**
    * The spec for writing `schema` (the data columns, partition columns excluded) with
@@ -54,19 +56,17 @@ private[sparkbloom] object BloomWriteOptions {
       conf: SQLConf,
       timestampOutput: String): Option[BloomWriteSpec] = {
     val byKey = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> (k, v) }
-    val unknown = byKey.keys.filter(k =>
-      k.startsWith("bloom_filter_") && !known(k) &&
-        !k.startsWith(Fpp + ".") && !k.startsWith(Ndv + "."))
+    val unknown = byKey.keys.filter(k => isOurs(k) && !known(k) && !isPerColumn(k))
     unknown.headOption.foreach { k =>
-      fail(
-        s"unknown option '${byKey(k)._1}'; the options are $Columns, $Fpp, $Fpp.<column>, $Ndv.<column>, $MaxBytes, $ExactSize")
+      val options = Columns +: WriteOptionRules.rules.flatMap { r =>
+        (if (r.scopes("write")) Seq(r.key) else Nil) ++ (if (r.scopes("column")) Seq(s"${r.key}.<column>") else Nil)
+      }
+      fail(s"unknown option '${byKey(k)._1}'; the options are ${options.mkString(", ")}")
     }
     val names = byKey.get(Columns).map(_._2).map(parseColumnList).getOrElse(Nil)
-    val perColumnKeys = byKey.keys.filter(k => k.startsWith(Fpp + ".") || k.startsWith(Ndv + "."))
+    val perColumnKeys = byKey.keys.filter(isPerColumn)
     if (names.isEmpty) {
-      if (perColumnKeys.nonEmpty || byKey.contains(Fpp) || byKey.contains(MaxBytes) || byKey.contains(ExactSize)) {
-        fail(s"bloom filter options are set but '$Columns' names no column")
-      }
+      if (byKey.keys.exists(k => isOurs(k) && k != Columns)) fail(WriteOptionRules.noColumn)
       return None
     }
     val resolver = conf.resolver
@@ -99,15 +99,20 @@ private[sparkbloom] object BloomWriteOptions {
       }
     }
 
-    def perColumn(prefix: String): Map[Seq[String], (String, String)] = perColumnKeys.filter(_.startsWith(prefix + "."))
-      .map { k =>
+    def perColumn(prefix: String): Map[Seq[String], (String, String)] = {
+      val keyed = perColumnKeys.filter(_.startsWith(prefix + ".")).toSeq.map { k =>
         val (originalKey, value) = byKey(k)
         val name = originalKey.substring(prefix.length + 1)
         val path = Try(resolvePath(name, schema, partitionColumns, conf)).toOption
           .filter(p => columns.exists(_._2 == p))
-          .getOrElse(fail(s"option '$originalKey' names a column that is not in $Columns"))
+          .getOrElse(fail(WriteOptionRules.notListed(originalKey)))
         path -> (originalKey, value)
-      }.toMap
+      }
+      // `x` and x are one column: which value would win is not for a map's order to decide
+      keyed.groupBy(_._1).values.map(_.map(_._2._1).sorted).filter(_.size > 1).toSeq.sortBy(_.head).headOption
+        .foreach(same => fail(WriteOptionRules.sameColumn(same(0), same(1))))
+      keyed.toMap
+    }
 
     val fpps = perColumn(Fpp).map { case (path, (key, value)) => path -> parseFpp(value, key) }
     val ndvs = perColumn(Ndv).map { case (path, (key, value)) => path -> parseNdv(value, key) }
@@ -120,7 +125,7 @@ private[sparkbloom] object BloomWriteOptions {
 
   private def parseColumnList(value: String): Seq[String] = {
     val names = splitOutsideBackticks(value).map(_.trim)
-    if (names.exists(_.isEmpty) && value.trim.nonEmpty) fail(s"'$Columns' has an empty column name: '$value'")
+    if (names.exists(_.isEmpty) && value.trim.nonEmpty) fail(WriteOptionRules.emptyColumnName(value))
     names.filter(_.nonEmpty)
   }
 
@@ -138,27 +143,18 @@ private[sparkbloom] object BloomWriteOptions {
     parts.result()
   }
 
+  // The rules of the values: WriteOptionRules, from the table Python reads too.
   private def parseFpp(value: String, key: String): Double =
-    Try(value.trim.toDouble).toOption.filter(p => p > 0 && p < 1).getOrElse(
-      fail(s"option '$key' must be a number strictly between 0 and 1 (a false-positive probability), got '$value'"))
+    WriteOptionRules.rule(Fpp).parse(key, value).asInstanceOf[Double]
 
   private def parseNdv(value: String, key: String): Long =
-    Try(value.trim.toLong).toOption.filter(_ > 0).getOrElse(
-      fail(s"option '$key' must be a positive whole number of distinct values per row group, got '$value'"))
+    WriteOptionRules.rule(Ndv).parse(key, value).asInstanceOf[Long]
 
   private def parseMaxBytes(value: String, key: String): Int =
-    Try(value.trim.toLong).toOption
-      .filter(b => b >= SplitBlockBloomFilter.MinBytes && b <= SplitBlockBloomFilter.MaxBytes)
-      .map(_.toInt)
-      .getOrElse(fail(s"option '$key' must be a whole number of bytes between ${SplitBlockBloomFilter.MinBytes} " +
-          s"and ${SplitBlockBloomFilter.MaxBytes}, got '$value'"))
+    WriteOptionRules.rule(MaxBytes).parse(key, value).asInstanceOf[Long].toInt
 
   private def parseBoolean(value: String, key: String): Boolean =
-    value.trim.toLowerCase(Locale.ROOT) match {
-      case "true" => true
-      case "false" => false
-      case _ => fail(s"option '$key' must be true or false, got '$value'")
-    }
+    WriteOptionRules.rule(ExactSize).parse(key, value).asInstanceOf[Boolean]
 
   /** The real-case field names of `name` in `schema`, following struct fields. */
   private def resolvePath(

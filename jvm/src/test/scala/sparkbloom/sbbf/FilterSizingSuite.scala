@@ -56,6 +56,21 @@ class FilterSizingSuite extends AnyFunSuite {
     assertThrows[IllegalArgumentException](FilterSizing.optimalNumBlocks(10, Double.NaN))
   }
 
+  test("an fpp or ndv beyond any filter's reach sizes to the largest filter, not an overflow") {
+    // every fpp in (0, 1) and ndv up to Long.MaxValue is a valid option: 1e-40 used to double
+    // the block count past Long.MaxValue and fail the write's tasks, and Long.MaxValue values
+    // at 5e-324 to sum a Poisson whose k + 1 no longer moved k, for ever
+    for (n <- Seq(1L, 1000L, Long.MaxValue); fpp <- Seq(1e-40, Double.MinPositiveValue)) {
+      assert(FilterSizing.optimalNumBlocks(n, fpp) == FilterSizing.BeyondAnyFilter, s"n=$n fpp=$fpp")
+      assert(FilterSizing.optimalNumBytes(n, fpp) == SplitBlockBloomFilter.MaxBytes)
+      assert(FilterSizing.optimalPowerOfTwoBytes(n, fpp, 32, SplitBlockBloomFilter.MaxBytes) == (1 << 30))
+    }
+    assert(FilterSizing.optimalNumBlocks(Long.MaxValue, 1e-12) == FilterSizing.BeyondAnyFilter)
+    val blocks = FilterSizing.optimalNumBlocks(1, 1e-20)
+    assert(blocks < FilterSizing.BeyondAnyFilter && FilterSizing.falsePositiveProbability(1, blocks) <= 1e-20)
+    assert(FilterSizing.falsePositiveProbability(1, blocks - 1) > 1e-20)
+  }
+
   test(
     "power-of-two sizes: the smallest power of two of blocks meeting the target, within the powers of two of the bounds") {
     for (fpp <- Seq(0.1, 0.01, 0.001, 0.0001, 0.00001);

@@ -139,6 +139,8 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       Map("bloom_filter_columns" -> "id", "bloom_filter_ndv.id" -> "many") -> "positive whole number",
       Map("bloom_filter_columns" -> "id", "bloom_filter_max_bytes" -> "-1") -> "whole number of bytes",
       Map("bloom_filter_columns" -> "id", "bloom_filter_fpp.other" -> "0.1") -> "not in bloom_filter_columns",
+      Map("bloom_filter_columns" -> "id", "bloom_filter_ndv.id" -> "1", "bloom_filter_ndv.`id`" -> "2") ->
+        "options 'bloom_filter_ndv.`id`' and 'bloom_filter_ndv.id' name the same column",
       Map("bloom_filter_columns" -> "id", "bloom_filter_exact_size" -> "yes") ->
         "option 'bloom_filter_exact_size' must be true or false, got 'yes'",
       Map("bloom_filter_columns" -> "id", "BLOOM_FILTER_EXACT_SIZE" -> "") ->
