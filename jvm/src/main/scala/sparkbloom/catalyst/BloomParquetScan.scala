@@ -19,9 +19,10 @@ import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import sparkbloom.SparkBloomConf
-import sparkbloom.read.{BloomReadParquetFileFormat, FileJudgement, MatchingRowsReader, PruningStats, RowGroupSelection, TaskReaders}
+import sparkbloom.read.{BloomReadParquetFileFormat, FileJudgement, PruningStats, RowGroupSelection, TaskReaders}
 import sparkbloom.shims.ParquetScanBase
 import sparkbloom.predicate.PointPredicate
+import sparkbloom.rows.MatchingRowsReader
 
 /**
  * Spark's DataSource V2 Parquet scan over a [[BloomPartitioningAwareFileIndex]]: skipped

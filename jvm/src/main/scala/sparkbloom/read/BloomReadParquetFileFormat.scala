@@ -10,6 +10,8 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
+import sparkbloom.rows.MatchingRowsReader
+
 /**
  * Spark's Parquet reader, told by the driver which row groups to skip: in a file the
  * driver judged, a split reads only the row groups the driver found may match (see

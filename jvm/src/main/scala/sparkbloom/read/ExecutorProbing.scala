@@ -9,6 +9,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.util.SerializableConfiguration
 
 import sparkbloom.predicate.PointPredicate
+import sparkbloom.rows.RowKeys
 
 /**
  * Footer and filter probing as a Spark job: for listings too large for one driver to read

@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory
 import sparkbloom.predicate.PointPredicate
 import sparkbloom.runtime.BloomRuntime
 import sparkbloom.predicate.PointPredicate.ColumnIn
+import sparkbloom.rows.RowKeys
 import sparkbloom.warnings.WarnOnce
 
 /**

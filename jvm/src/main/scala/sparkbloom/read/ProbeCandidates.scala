@@ -7,6 +7,7 @@ import java.util.Comparator
 import org.apache.parquet.schema.PrimitiveType
 
 import sparkbloom.predicate.PointPredicate.ColumnIn
+import sparkbloom.rows.{KeyBytes, KeyNumbers}
 
 /**
  * The stored forms of an `IN` list's values in one file column type, with their hashes,

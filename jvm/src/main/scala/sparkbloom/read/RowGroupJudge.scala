@@ -10,6 +10,7 @@ import org.apache.spark.sql.types.{DataType, DateType, TimestampNTZType, Timesta
 import sparkbloom.predicate.PointPredicate
 import sparkbloom.predicate.PointPredicate.{All, AnyOf, ColumnIn}
 import sparkbloom.hashing.LiteralProbe
+import sparkbloom.rows.{KeyBytes, KeyNumbers, RowKeys}
 
 /**
  * Decides whether a row group can hold a row matching a [[PointPredicate]], from its

@@ -2,6 +2,8 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
+import sparkbloom.rows.RowKeys
+
 /**
  * What the driver decided for one file it judged, carried to the tasks in the file's
  * metadata map (Spark hands `FileStatusWithMetadata.metadata` to every `PartitionedFile`
@@ -23,7 +25,7 @@ package sparkbloom.read
  *
  * @param midpoints the file's distinct split midpoints, ascending (empty: read the split as is)
  * @param keep      per midpoint, whether a row group there may match
- * @param rowKeys   what a row must hold to match, if the judge can tell (see [[MatchingRowsReader]])
+ * @param rowKeys   what a row must hold to match, if the judge can tell (see [[sparkbloom.rows.MatchingRowsReader]])
  */
 private[sparkbloom] final case class RowGroupSelection(midpoints: Array[Long], keep: Array[Boolean],
     rowKeys: Option[RowKeys] = None) {

@@ -12,6 +12,7 @@ import org.apache.spark.sql.functions._
 import org.scalatest.funsuite.AnyFunSuite
 
 import sparkbloom.{ParquetFiles, SparkSessionSuite}
+import sparkbloom.rows.RowKeys
 
 /**
  * Kept row groups much larger than Spark's splits: each is read whole, rows narrowed, by the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.read
+package sparkbloom.rows
 
 import java.nio.file.Files
 
@@ -11,7 +11,6 @@ import org.apache.hadoop.fs.Path
 import org.apache.parquet.column.ColumnDescriptor
 import org.apache.parquet.column.impl.ColumnReadStoreImpl
 import org.apache.parquet.hadoop.ParquetFileReader
-import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, CompressionCodecName}
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.MessageType
@@ -171,8 +170,8 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
       "day" -> Seq(day(17), day(499), day(-1)))
     // and BYTE_STREAM_SPLIT pages of numbers, which Spark reads from 4.3
     val byteStreamSplit = if (sparkFrom43) Seq(("false", "v1", true, "snappy")) else Nil
-    // key chunks are read by KeyChunkPages when SNAPPY or uncompressed, else by parquet-java
-    // (not uncompressed v2 pages: from Spark 4.1 on, reading their DELTA_BYTE_ARRAY values
+    // every codec Spark writes by default or on request: key chunks are decompressed by
+    // parquet-java's page reader, as the other columns (not uncompressed v2 pages: from Spark 4.1 on, reading their DELTA_BYTE_ARRAY values
     // split by split fails, sparkbloom or not; see ReaderSkips)
     val layouts = Seq(("true", "v1", false, "snappy"), ("false", "v1", false, "uncompressed"),
       ("true", "v2", false, "snappy"), ("false", "v2", false, "zstd"))
@@ -213,8 +212,7 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
       }
       val chunks = ParquetFiles.chunks(ParquetFiles.dataFiles(path).head)
       val (scannedChunks, withDictionary) =
-        keyScansAgree(path, lookups.map(_._1), everyChunkScanned = pages == "v1" && !split,
-          ownPages = codec != "zstd")
+        keyScansAgree(path, lookups.map(_._1), everyChunkScanned = pages == "v1" && !split)
       assert(scannedChunks > 0 && (withDictionary > 0) == dictionary.toBoolean, (scannedChunks, withDictionary))
       // what Spark's reader must skip values of: every column the query reads
       def lookUp(column: String, values: Seq[Any], read: Seq[String]): Unit = {
@@ -239,16 +237,14 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
    * In every row group of the file at `path`, [[KeyChunkScan]] finds the same rows of each
    * of `columns` as hashing every value through parquet-java's column reader does, for keys
    * hashed from values all over the row group; it reads every such chunk if `everyChunkScanned`.
-   * Each scan runs over parquet-java's pages and over [[KeyChunkPages]]', which read the chunks
-   * if `ownPages`. Returns how many chunks were scanned, and how many of them had a dictionary.
+   * Both read the same pages, parquet-java's, as the task does. Returns how many chunks were
+   * scanned, and how many of them had a dictionary.
    */
-  private def keyScansAgree(path: String, columns: Seq[String], everyChunkScanned: Boolean,
-      ownPages: Boolean): (Int, Int) = {
+  private def keyScansAgree(path: String, columns: Seq[String], everyChunkScanned: Boolean): (Int, Int) = {
     var scannedChunks = 0
     var withDictionary = 0
     val file = HadoopInputFile.fromPath(new Path(ParquetFiles.dataFiles(path).head.toURI), new Configuration())
     val reader = ParquetFileReader.open(file)
-    val stream = file.newStream()
     try {
       val schema = reader.getFileMetaData.getSchema
       columns.foreach { name =>
@@ -263,15 +259,9 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
             scannedChunks += 1
             if (chunk.hasDictionaryPage) withDictionary += 1
             def scan(keys: RowKeys): Seq[Int] = {
-              val own = KeyChunkPages.read(stream, chunk)
-              assert(own.isDefined == ownPages, s"$name, row group $i: ${chunk.getCodec}")
-              val found = (Seq(reader.readRowGroup(i).getPageReader(column)) ++ own).map { pages =>
-                val rows = scala.collection.mutable.ArrayBuffer.empty[Int]
-                KeyChunkScan.foreachMatch(pages, column, keys)(rows += _)
-                rows.toSeq
-              }
-              assert(found.distinct.size == 1, s"$name, row group $i: parquet-java's pages and ours differ")
-              found.head
+              val rows = scala.collection.mutable.ArrayBuffer.empty[Int]
+              KeyChunkScan.foreachMatch(reader.readRowGroup(i).getPageReader(column), column, keys)(rows += _)
+              rows.toSeq
             }
             val hashes = scala.collection.mutable.ArrayBuffer.empty[(Int, Long)]
             ColumnValueHashes.foreach(reader.readRowGroup(i), keyOnly, column,
@@ -310,10 +300,7 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
           }
         }
       }
-    } finally {
-      stream.close()
-      reader.close()
-    }
+    } finally reader.close()
     (scannedChunks, withDictionary)
   }
 
@@ -390,16 +377,16 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
         .option("parquet.page.row.count.limit", 500).option("bloom_filter_columns", "k,s,i,f,d").parquet(path)
       val label = s"pages $pages, dictionary $dictionary"
       val keys = Seq("k", "s", "i", "f", "d")
-      keyScansAgree(path, keys, everyChunkScanned = pages == "v1", ownPages = true)
+      keyScansAgree(path, keys, everyChunkScanned = pages == "v1")
       // both kinds of page are there: the test asks the scan's own question of every page of `k`
       val file = HadoopInputFile.fromPath(new Path(ParquetFiles.dataFiles(path).head.toURI), new Configuration())
       val reader = ParquetFileReader.open(file)
-      val stream = file.newStream()
       val kinds =
         try {
-          reader.getRowGroups.asScala.flatMap { block =>
-            val chunk = block.getColumns.asScala.find(_.getPath.toDotString == "k").get
-            val pageReader = KeyChunkPages.read(stream, chunk).get
+          val k = reader.getFileMetaData.getSchema.getColumns.asScala.find(_.getPath.mkString(".") == "k").get
+          reader.setRequestedSchema(ColumnValueHashes.projection(reader.getFileMetaData.getSchema, k))
+          reader.getRowGroups.asScala.indices.flatMap { i =>
+            val pageReader = reader.readRowGroup(i).getPageReader(k)
             Iterator.continually(pageReader.readPage()).takeWhile(_ != null).map {
               case p: org.apache.parquet.column.page.DataPageV1 =>
                 KeyChunkScan.everyDefinedV1(p.getBytes.toByteBuffer, p.getDlEncoding, 1, p.getValueCount)
@@ -410,7 +397,7 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
                 every
             }
           }.toSeq
-        } finally { stream.close(); reader.close() }
+        } finally reader.close()
       assert(kinds.count(identity) >= 4 && kinds.count(!_) >= 4, s"$label: $kinds")
       val copy = withConf("spark.sparkbloom.enabled" -> "false", "spark.sql.parquet.filterPushdown" -> "false") {
         val read = spark.read.parquet(path)
@@ -433,30 +420,6 @@ class MatchingRowsSuite extends AnyFunSuite with SparkSessionSuite with Adaptive
             expected, s"$label, $key")
       }
     }
-  }
-
-  test("key chunk pages are read whole or not at all: pages short of the footer's values or bytes fail") {
-    val file = HadoopInputFile.fromPath(new Path(ParquetFiles.dataFiles(table).head.toURI), new Configuration())
-    val chunk =
-      ParquetFiles.chunks(ParquetFiles.dataFiles(table).head).find(c => c.rowGroup == 0 && c.path == "s").get.meta
-    val stream = file.newStream()
-    def altered(codec: CompressionCodecName = chunk.getCodec, values: Long = chunk.getValueCount,
-        size: Long = chunk.getTotalSize) =
-      ColumnChunkMetaData.get(chunk.getPath, chunk.getPrimitiveType, codec, chunk.getEncodingStats,
-        chunk.getEncodings, chunk.getStatistics, chunk.getFirstDataPageOffset, chunk.getDictionaryPageOffset,
-        values, size, chunk.getTotalUncompressedSize)
-    def valuesIn(meta: ColumnChunkMetaData): Long = {
-      val pages = KeyChunkPages.read(stream, meta).get
-      assert(pages.readDictionaryPage() == null)
-      Iterator.continually(pages.readPage()).takeWhile(_ != null).map(_.getValueCount.toLong).sum
-    }
-    try {
-      assert(chunk.getCodec == CompressionCodecName.SNAPPY)
-      assert(valuesIn(chunk) == chunk.getValueCount)
-      intercept[java.io.IOException](valuesIn(altered(values = chunk.getValueCount + 1)))
-      intercept[java.io.IOException](valuesIn(altered(size = chunk.getTotalSize - 1)))
-      assert(KeyChunkPages.read(stream, altered(codec = CompressionCodecName.ZSTD)).isEmpty)
-    } finally stream.close()
   }
 
   test("a row group kept by a false positive is not read") {

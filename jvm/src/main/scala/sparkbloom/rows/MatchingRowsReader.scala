@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.read
+package sparkbloom.rows
 
 import java.lang.reflect.{Field, InvocationHandler, Method, Proxy}
 
 import scala.jdk.CollectionConverters._
-import scala.util.Try
 import scala.util.control.NonFatal
 
-import org.apache.parquet.ParquetReadOptions
 import org.apache.parquet.column.ColumnDescriptor
-import org.apache.parquet.column.page.PageReader
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData}
 import org.apache.parquet.internal.column.columnindex.OffsetIndex
 import org.apache.parquet.internal.filter2.columnindex.RowRanges
-import org.apache.parquet.io.SeekableInputStream
 import org.apache.parquet.schema.MessageType
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
 import org.apache.spark.sql.execution.datasources.parquet.{SpecificParquetRecordReaderBase, VectorizedParquetRecordReader}
@@ -37,6 +33,10 @@ import sparkbloom.warnings.WarnOnce
  * reflection, on fields that are the same on every Spark line sparkbloom supports. Whenever
  * anything does not fit (another reader, a file without offset indexes, a nested or
  * repeated key column, a failure), the reader is left exactly as Spark made it.
+ *
+ * [[narrow]] is the one way into this package, so that late materialization can be turned
+ * off, reviewed or removed in one place. The driver's side (`sparkbloom.read`) builds the
+ * [[RowKeys]] it hands here and depends on this package; nothing here depends on `read`.
  */
 private[sparkbloom] object MatchingRowsReader {
   private val log = LoggerFactory.getLogger(getClass)
@@ -69,7 +69,7 @@ private[sparkbloom] object MatchingRowsReader {
       case impl if spark.isSparksRowGroupReader(impl) =>
         val fileReader = spark.fileReader.get(impl).asInstanceOf[ParquetFileReader]
         val requested = spark.requestedSchema.get(reader).asInstanceOf[MessageType]
-        plan(fileReader, spark.ownPagesSource(fileReader), requested, keys).foreach { ranges =>
+        plan(fileReader, requested, keys).foreach { ranges =>
           spark.rowGroups.set(reader, spark.rowGroupReader(fileReader, ranges))
           spark.totalRowCount.setLong(reader, ranges.iterator.map(_.fold(0L)(_.rowCount)).sum)
         }
@@ -83,7 +83,7 @@ private[sparkbloom] object MatchingRowsReader {
    * column, or an encoding whose values this Spark's reader cannot skip; a key column that is
    * missing, ambiguous, nested in a list or of a type without filters).
    */
-  private def plan(fileReader: ParquetFileReader, ownPages: Option[SeekableInputStream], requested: MessageType,
+  private def plan(fileReader: ParquetFileReader, requested: MessageType,
       keys: RowKeys): Option[IndexedSeq[Option[RowRanges]]] = {
     val fileSchema = fileReader.getFileMetaData.getSchema
     val blocks = fileReader.getRowGroups.asScala.toIndexedSeq
@@ -118,32 +118,16 @@ private[sparkbloom] object MatchingRowsReader {
           if (!worth(i)) Some(RowRanges.createSingle(blocks(i).getRowCount))
           else {
             val chunk = blocks(i).getColumns.asScala.find(_.getPath.toArray.sameElements(column.getPath))
-            val matching = chunk.filter(KeyChunkScan.applies(column, _)) match {
-              case Some(scanned) =>
-                def scan(pages: PageReader) = {
-                  val rows = new RowList
-                  KeyChunkScan.foreachMatch(pages, column, keys)(rows += _)
-                  rows
-                }
-                // pages our reader cannot take (an old writer's sizes, say) are parquet-java's to judge
-                val ours = ownPages.flatMap { in =>
-                  try KeyChunkPages.read(in, scanned).map(scan)
-                  catch {
-                    case NonFatal(e) =>
-                      WarnOnce(log, s"pages|${fileReader.getFile}",
-                        s"sparkbloom reads key pages of ${fileReader.getFile} through parquet-java: $e")
-                      None
-                  }
-                }
-                ours.getOrElse(scan(fileReader.readRowGroup(i).getPageReader(column)))
-              case None =>
-                val rows = new RowList
-                ColumnValueHashes.foreach(fileReader.readRowGroup(i), keyOnly, column, createdBy) { (row, hash) =>
-                  if (keys.contains(hash)) rows += row.toInt
-                }
-                rows
-            }
-            rowsToRead(blocks(i).getRowCount, matching)
+            // only the key chunk is read (the requested schema): the other columns wait for the rows that pass
+            val pages = fileReader.readRowGroup(i)
+            val rows = new RowList
+            if (chunk.exists(KeyChunkScan.applies(column, _)))
+              KeyChunkScan.foreachMatch(pages.getPageReader(column), column, keys)(rows += _)
+            else
+              ColumnValueHashes.foreach(pages, keyOnly, column, createdBy) { (row, hash) =>
+                if (keys.contains(hash)) rows += row.toInt
+              }
+            rowsToRead(blocks(i).getRowCount, rows)
           }
         }
       finally fileReader.setRequestedSchema(requested)
@@ -208,18 +192,6 @@ private[sparkbloom] object MatchingRowsReader {
     private val rowGroupReaderType = Class.forName(base.getName + "$ParquetRowGroupReader")
     private val sparksImpl = Class.forName(base.getName + "$ParquetRowGroupReaderImpl")
     val fileReader: Field = field(sparksImpl, "reader")
-
-    private val ownPagesFields =
-      Try((field(classOf[ParquetFileReader], "f"), field(classOf[ParquetFileReader], "options"))).toOption
-
-    /**
-     * The stream parquet-java reads the file from, for [[KeyChunkPages]] to read key chunks
-     * from too (no second open); none where the reader verifies page checksums (ours does not).
-     */
-    def ownPagesSource(fileReader: ParquetFileReader): Option[SeekableInputStream] = ownPagesFields.collect {
-      case (stream, options) if !options.get(fileReader).asInstanceOf[ParquetReadOptions].usePageChecksumVerification =>
-        stream.get(fileReader).asInstanceOf[SeekableInputStream]
-    }.filter(_ != null)
 
     def isSparksRowGroupReader(r: AnyRef): Boolean = r != null && r.getClass == sparksImpl
 

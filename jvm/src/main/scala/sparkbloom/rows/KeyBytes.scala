@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.read
+package sparkbloom.rows
 
 /**
  * The byte values a key column's rows are looked up by (the plain encodings of `BINARY` or

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.read
+package sparkbloom.rows
 
 /**
  * What a row of one judged file must hold to match the scan's point predicate: in file

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.read
+package sparkbloom.rows
 
 import java.nio.ByteBuffer
 
@@ -25,7 +25,7 @@ import sparkbloom.sbbf.XxHash64
  * encodings) costs an object per string and a few calls per value, which made this scan cost
  * twice as much and ate what reading fewer rows saved. A page without nulls reads no level.
  */
-private[read] object KeyChunkScan {
+private[rows] object KeyChunkScan {
   // by name: two of them are deprecated (still written by parquet-java's v1 writer)
   private val levelsAndValues = Set("PLAIN", "PLAIN_DICTIONARY", "RLE_DICTIONARY", "RLE", "BIT_PACKED")
   private val scannedTypes = Set(INT32, INT64, FLOAT, DOUBLE, BINARY, FIXED_LEN_BYTE_ARRAY)
@@ -136,7 +136,7 @@ private[read] object KeyChunkScan {
    * Whether a v1 page's `count` values, whose bytes are `page` (from its position on), are all
    * defined at `maxDefinition`: its levels, prefixed by their length, open with such a run within it.
    */
-  private[read] def everyDefinedV1(page: ByteBuffer, encoding: Encoding, maxDefinition: Int, count: Int): Boolean =
+  private[rows] def everyDefinedV1(page: ByteBuffer, encoding: Encoding, maxDefinition: Int, count: Int): Boolean =
     encoding == Encoding.RLE && page.remaining >= 4 && {
       val length = page.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt
       val start = page.position() + 4
@@ -154,7 +154,7 @@ private[read] object KeyChunkScan {
    * level's bytes, little-endian). Anything else, or too few bytes, says no: levels are then
    * read one by one.
    */
-  private[read] def opensWithRunOf(levels: ByteBuffer, level: Int, count: Int): Boolean = {
+  private[rows] def opensWithRunOf(levels: ByteBuffer, level: Int, count: Int): Boolean = {
     var header = 0L
     var shift = 0
     var more = true
