@@ -14,8 +14,8 @@ import org.apache.spark.sql.execution.datasources.{DataSourceUtils, HadoopFsRela
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
-import sparkbloom.SparkBloomConf
 import sparkbloom.predicate.PointPredicate
+import sparkbloom.settings.SparkBloomConf
 
 /**
  * Judges the files of each plain Parquet relation by its `=`, `IN` and `<=>` literals while
