@@ -65,10 +65,11 @@ def lineProject(line: SparkLine): Project =
       // Spark is Provided: the cluster brings it. The POM says which Spark this jar is for.
       pomPostProcess := { node => SparkLines.withProvidedSpark(node, line) },
       // The JVM side reports its version and Spark line to Python; generated so they never drift.
+      // In the bottom layer (sparkbloom.settings): the facade and the SQL functions both read it.
       Compile / sourceGenerators += Def.task {
-        val file = (Compile / sourceManaged).value / "sparkbloom" / "BuildVersion.scala"
+        val file = (Compile / sourceManaged).value / "sparkbloom" / "settings" / "BuildVersion.scala"
         IO.write(file,
-          s"""package sparkbloom
+          s"""package sparkbloom.settings
              |
              |private[sparkbloom] object BuildVersion {
              |  val value: String = "${version.value}"

@@ -10,8 +10,8 @@ from typing import Any
 
 from pyspark.errors import IllegalArgumentException
 
-#: The JVM class of sparkbloom's refusals (``sparkbloom.SparkBloomException``).
-JVM_CLASS = "sparkbloom.SparkBloomException"
+#: The JVM class of sparkbloom's refusals (``sparkbloom.errors.SparkBloomException``).
+JVM_CLASS = "sparkbloom.errors.SparkBloomException"
 _MARK = "[sparkbloom]"
 
 
@@ -19,7 +19,7 @@ class SparkBloomError(IllegalArgumentException):
     """A request sparkbloom refuses: a bad option, a column that cannot carry a filter.
 
     A subclass of PySpark's ``IllegalArgumentException``, which is what the JVM's
-    ``sparkbloom.SparkBloomException`` would otherwise become, so code that already
+    ``sparkbloom.errors.SparkBloomException`` would otherwise become, so code that already
     catches PySpark's exception keeps working. Raised by every helper and by any Spark
     call (``df.write...``, ``spark.sql``) that sparkbloom refuses, on classic and Spark
     Connect sessions alike.

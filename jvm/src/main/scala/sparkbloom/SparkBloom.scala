@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.SparkSession
 
 import sparkbloom.read.PruningStats
+import sparkbloom.settings.BuildVersion
 
 /** Facts about the JVM side that the Python package asks for through Py4J. */
 object SparkBloom {

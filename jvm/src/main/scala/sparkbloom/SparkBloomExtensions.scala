@@ -5,6 +5,8 @@ package sparkbloom
 import org.apache.spark.sql.SparkSessionExtensions
 
 import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, ClearCacheStrategy, BloomWriteRule, DeltaWriteRule, JoinKeysStrategy, PruneFilesByBloomFilters, ScanPruningRule}
+import sparkbloom.commands.TableFunctions
+import sparkbloom.settings.SparkBloomConf
 
 /**
  * Entry point for `spark.sql.extensions=sparkbloom.SparkBloomExtensions`.

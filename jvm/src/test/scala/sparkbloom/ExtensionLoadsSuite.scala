@@ -10,6 +10,8 @@ import org.apache.spark.sql.functions._
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import sparkbloom.commands.TableFunctions
+import sparkbloom.errors.SparkBloomException
 import sparkbloom.read.{ProbeCache, PruningStats}
 
 /**

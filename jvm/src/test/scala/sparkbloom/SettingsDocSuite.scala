@@ -11,6 +11,8 @@ import scala.collection.JavaConverters._
 import org.apache.spark.sql.sparkbloom.TypedSettings.Setting
 import org.scalatest.funsuite.AnyFunSuite
 
+import sparkbloom.settings.SparkBloomConf
+
 /**
  * docs/settings.md holds the one table of `spark.sparkbloom.*` settings. It must name every
  * typed config entry of [[SparkBloomConf]] once, with its default, and name nothing else; and

@@ -18,8 +18,8 @@ import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import sparkbloom.SparkBloomConf
 import sparkbloom.read.{BloomReadParquetFileFormat, FileJudgement, PruningStats, RowGroupSelection, TaskReaders}
+import sparkbloom.settings.SparkBloomConf
 import sparkbloom.shims.ParquetScanBase
 import sparkbloom.predicate.PointPredicate
 import sparkbloom.rows.MatchingRowsReader

@@ -16,8 +16,8 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import sparkbloom.SparkBloomConf
 import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats, ReadIfChangedRDD, RowGroupSelection}
+import sparkbloom.settings.SparkBloomConf
 
 /**
  * Sits directly on a DataSource V1 Parquet scan and passes its rows or batches through

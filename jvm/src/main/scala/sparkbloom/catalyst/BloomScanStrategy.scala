@@ -12,8 +12,8 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
-import sparkbloom.SparkBloomConf
 import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats}
+import sparkbloom.settings.SparkBloomConf
 import sparkbloom.shims.SparkShims
 import sparkbloom.predicate.PointPredicate
 

@@ -14,7 +14,7 @@ import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.StructType
 
-import sparkbloom.SparkBloomException
+import sparkbloom.errors.SparkBloomException
 import sparkbloom.hashing.FilterSupport
 import sparkbloom.write.{BloomWriteOptions, ParquetJavaFilterKeys}
 

@@ -22,7 +22,7 @@ import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec
 import org.apache.spark.sql
   .types.{ArrayType, ByteType, DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType, MapType, ShortType, StringType, StructType, UserDefinedType}
 
-import sparkbloom.SparkBloomConf
+import sparkbloom.settings.SparkBloomConf
 import sparkbloom.shims.{KeySubquery, SparkShims}
 import sparkbloom.predicate.PointPredicate
 

@@ -13,11 +13,11 @@ import org.apache.spark.sql.execution.SQLExecution
 import org.apache.spark.sql.execution.datasources.{PartitionDirectory, PartitionedFile}
 import org.apache.spark.sql.internal.SQLConf
 
-import sparkbloom.SparkBloomConf
 import sparkbloom.index.{IndexLayout, IndexVerdict, TableIndex}
 import sparkbloom.read.{ExecutorProbing, FileIdentity, FileJudgement, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection, TaskReaders}
 import sparkbloom.predicate.PointPredicate
 import sparkbloom.runtime.BloomRuntime
+import sparkbloom.settings.SparkBloomConf
 
 /**
  * Turns one scan's file listing (after partition pruning) into the listing Spark should

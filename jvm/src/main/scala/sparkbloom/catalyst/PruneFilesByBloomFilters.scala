@@ -14,8 +14,8 @@ import org.apache.spark.sql.execution.datasources.{DataSourceUtils, HadoopFsRela
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
-import sparkbloom.SparkBloomConf
 import sparkbloom.predicate.PointPredicate
+import sparkbloom.settings.SparkBloomConf
 
 /**
  * Judges the files of each plain Parquet relation by its `=`, `IN` and `<=>` literals while
@@ -69,12 +69,13 @@ private[sparkbloom] final case class PruneFilesByBloomFilters(session: SparkSess
     val (partitionFilters, dataFilters) = DataSourceUtils.getPartitionFiltersAndDataFilters(fs.partitionSchema,
       normalized)
     val sized = settled(index.pruner.describe(partitionFilters.toSeq, dataFilters.toSeq)(
-      index.delegate.listFiles(partitionFilters.toSeq, dataFilters.toSeq)))
+        index.delegate.listFiles(partitionFilters.toSeq, dataFilters.toSeq)))
     relation.copy(
       relation = fs.copy(location = index)(fs.sparkSession),
       catalogTable =
         if (!sized) relation.catalogTable
-        else relation.catalogTable.map(_.copy(stats = Some(CatalogStatistics(sizeInBytes = BigInt(index.sizeInBytes))))))
+        else
+          relation.catalogTable.map(_.copy(stats = Some(CatalogStatistics(sizeInBytes = BigInt(index.sizeInBytes))))))
   }
 
   private def judgedV2(relation: DataSourceV2ScanRelation, scan: ParquetScan): DataSourceV2ScanRelation =

@@ -10,9 +10,9 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, FileSourceScanExec, SparkPlan}
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
 
-import sparkbloom.SparkBloomConf
 import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats}
 import sparkbloom.predicate.PointPredicate
+import sparkbloom.settings.SparkBloomConf
 
 /**
  * Bloom-filter pruning of file scans another planner strategy planned, over the physical

@@ -11,10 +11,11 @@ import org.slf4j.LoggerFactory
 
 import org.apache.spark.util.SerializableConfiguration
 
-import sparkbloom.{SparkBloomConf, SparkBloomException}
+import sparkbloom.errors.SparkBloomException
 import sparkbloom.index.IndexLayout.{ColumnData, ColumnEntry, Manifest}
 import sparkbloom.read.{FileIdentity, ParquetFileListing}
 import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
+import sparkbloom.settings.SparkBloomConf
 import sparkbloom.write.BloomWriteOptions
 
 /**

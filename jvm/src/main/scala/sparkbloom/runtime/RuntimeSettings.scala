@@ -4,7 +4,7 @@ package sparkbloom.runtime
 
 import org.apache.spark.SparkConf
 
-import sparkbloom.SparkBloomConf
+import sparkbloom.settings.SparkBloomConf
 
 /**
  * The sizes of a [[BloomRuntime]]'s parts, read once from the application's settings (the

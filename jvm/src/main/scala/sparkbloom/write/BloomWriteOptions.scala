@@ -10,8 +10,9 @@ import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 
-import sparkbloom.{SparkBloomConf, SparkBloomException}
+import sparkbloom.errors.SparkBloomException
 import sparkbloom.hashing.FilterSupport
+import sparkbloom.settings.SparkBloomConf
 
 /**
  * The write options users set, checked against the data being written and turned into a

@@ -10,7 +10,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
-import sparkbloom.SparkBloomException
+import sparkbloom.errors.SparkBloomException
 
 /**
  * The rules of the write options' values and their messages, read from the one table the

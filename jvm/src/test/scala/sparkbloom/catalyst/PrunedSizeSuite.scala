@@ -116,7 +116,8 @@ class PrunedSizeSuite extends AnyFunSuite with SparkSessionSuite {
   private def lookupSize(plan: LogicalPlan): BigInt = {
     plan.foreach(_.invalidateStatsCache())
     plan.collectFirst {
-      case r: LogicalRelation if r.relation.isInstanceOf[HadoopFsRelation] &&
+      case r: LogicalRelation
+          if r.relation.isInstanceOf[HadoopFsRelation] &&
             r.relation.asInstanceOf[HadoopFsRelation].location.rootPaths.exists(_.getName == "lookup") =>
         r.stats.sizeInBytes
       case r: DataSourceV2ScanRelation if r.scan.isInstanceOf[BloomParquetScan] => r.stats.sizeInBytes

@@ -9,7 +9,8 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.{ParquetFiles, ParquetFooters, SparkBloomException, SparkSessionSuite}
+import sparkbloom.{ParquetFiles, ParquetFooters, SparkSessionSuite}
+import sparkbloom.errors.SparkBloomException
 
 /** Smaller paths to a false negative: narrowing reads, dotted names, case, `_metadata`. */
 class NamesAndTypesSuite extends AnyFunSuite with SparkSessionSuite {

@@ -37,7 +37,8 @@ class BloomRuntimeSuite extends AnyFunSuite with SparkSessionSuite {
 
   /** Files modified under a minute ago are read, never cached: these are made older. */
   private def agedForTheCache(path: String): String = {
-    sparkbloom.ParquetFiles.dataFiles(path).foreach(f => assert(f.setLastModified(System.currentTimeMillis() - 3600000)))
+    sparkbloom.ParquetFiles.dataFiles(path).foreach(f =>
+      assert(f.setLastModified(System.currentTimeMillis() - 3600000)))
     path
   }
 
@@ -48,7 +49,8 @@ class BloomRuntimeSuite extends AnyFunSuite with SparkSessionSuite {
 
   private def runtime: BloomRuntime = BloomRuntime.of(spark.sparkContext)
 
-  private def probeThreads: Int = Thread.getAllStackTraces.keySet.asScala.count(_.getName.startsWith("sparkbloom-probe"))
+  private def probeThreads: Int =
+    Thread.getAllStackTraces.keySet.asScala.count(_.getName.startsWith("sparkbloom-probe"))
 
   test("the runtime is sized from the application's settings; a session's settings do not resize it") {
     assert(runtime.settings == RuntimeSettings(cacheMaxBytes = 1L << 20, parallelism = 3, maxLoadedIndexes = 2))

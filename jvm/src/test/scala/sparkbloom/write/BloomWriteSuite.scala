@@ -9,7 +9,8 @@ import org.apache.parquet.io.api.Binary
 import org.apache.spark.sql.functions._
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.{ParquetFiles, SparkBloomException, SparkSessionSuite, TestShims}
+import sparkbloom.{ParquetFiles, SparkSessionSuite, TestShims}
+import sparkbloom.errors.SparkBloomException
 import sparkbloom.sbbf.{FilterSizing, XxHash64}
 import sparkbloom.shims.SparkShims
 
@@ -51,7 +52,7 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
   }
 
   test("filters are right-sized to each chunk's distinct count: powers of two by default, exact sizes on request") {
-    val target = sparkbloom.SparkBloomConf.WriteFpp.default
+    val target = sparkbloom.settings.SparkBloomConf.WriteFpp.default
     val ceiling = FilterSizing.rowGroupCeiling(128L * 1024 * 1024)
     for (n <- Seq(100, 10000); exactSize <- Seq(None, Some("TRUE"), Some("false"))) {
       val path = tempPath()
@@ -87,7 +88,7 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       (path, filteredChunks(path, "id").head)
     }
     def inspected(path: String): Seq[org.apache.spark.sql.Row] =
-      sparkbloom.Inspection.inspect(spark, path, java.util.Collections.singletonList("id")).collect().toSeq
+      sparkbloom.commands.Inspection.inspect(spark, path, java.util.Collections.singletonList("id")).collect().toSeq
     val (followed, chunk) = write(Map.empty)
     assert(chunk.filter.get.getBitsetSize == (2 << 20), "Spark's 128 MB row groups allow 8 MiB; 2 MiB meets the fpp")
     assert(inspected(followed).forall(r => !r.getAs[Boolean]("ceiling_bound")))
@@ -108,20 +109,22 @@ class BloomWriteSuite extends AnyFunSuite with SparkSessionSuite {
       spark.range(0, 100, 1, 1).write.option("bloom_filter_columns", "id").options(options).parquet(path)
       filteredChunks(path, "id").head.filter.get.getBitsetSize
     }
-    val exact = FilterSizing.optimalNumBytes(100, sparkbloom.SparkBloomConf.WriteFpp.default)
-    val pow2 = FilterSizing.optimalPowerOfTwoBytes(100, sparkbloom.SparkBloomConf.WriteFpp.default, 32, 1 << 20)
+    val exact = FilterSizing.optimalNumBytes(100, sparkbloom.settings.SparkBloomConf.WriteFpp.default)
+    val pow2 =
+      FilterSizing.optimalPowerOfTwoBytes(100, sparkbloom.settings.SparkBloomConf.WriteFpp.default, 32, 1 << 20)
     assert(exact != pow2, "the case must tell the two modes apart")
     assert(bytesWritten(Map.empty) == pow2)
-    spark.conf.set(sparkbloom.SparkBloomConf.WriteExactSize.key, "true")
+    spark.conf.set(sparkbloom.settings.SparkBloomConf.WriteExactSize.key, "true")
     try {
       assert(bytesWritten(Map.empty) == exact)
       assert(bytesWritten(Map("bloom_filter_exact_size" -> "False")) == pow2)
       // a bad session value is refused where it is set, not at every later write
       val error =
-        intercept[IllegalArgumentException](spark.conf.set(sparkbloom.SparkBloomConf.WriteExactSize.key, "yes"))
+        intercept[IllegalArgumentException](spark.conf.set(sparkbloom.settings.SparkBloomConf.WriteExactSize.key,
+            "yes"))
       assert(error.getMessage.contains("spark.sparkbloom.write.exactSize"))
       assert(bytesWritten(Map.empty) == exact, "the value set before stays")
-    } finally spark.conf.unset(sparkbloom.SparkBloomConf.WriteExactSize.key)
+    } finally spark.conf.unset(sparkbloom.settings.SparkBloomConf.WriteExactSize.key)
   }
 
   test("bad options fail before anything is written") {

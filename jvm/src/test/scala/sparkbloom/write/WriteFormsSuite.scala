@@ -7,7 +7,8 @@ import java.nio.file.Files
 import org.apache.spark.sql.functions._
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.{ParquetFiles, SparkBloomException, SparkSessionSuite}
+import sparkbloom.{ParquetFiles, SparkSessionSuite}
+import sparkbloom.errors.SparkBloomException
 import sparkbloom.sbbf.XxHash64
 
 /** Every way a Spark user writes Parquet gets the filters the options ask for. */

@@ -4,7 +4,7 @@ package sparkbloom.write
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.SparkBloomException
+import sparkbloom.errors.SparkBloomException
 import sparkbloom.sbbf.SplitBlockBloomFilter
 
 /**
@@ -45,7 +45,8 @@ class WriteOptionRulesSuite extends AnyFunSuite {
       assert(refused(Fpp, text).contains("strictly between 0 and 1"), text)
     assert(check(s"$Ndv.c", "+007") == 7L)
     assert(check(ExactSize, "\u0001TRUE ") == true && check(ExactSize, "False") == false)
-    assert(refused(ExactSize, "fal\u017fe") == s"[sparkbloom] option '$ExactSize' must be true or false, got 'fal\u017fe'")
+    assert(refused(ExactSize,
+      "fal\u017fe") == s"[sparkbloom] option '$ExactSize' must be true or false, got 'fal\u017fe'")
     assert(refused(s"$MaxBytes.c", "64") == s"[sparkbloom] unknown option '$MaxBytes.c'")
   }
 }

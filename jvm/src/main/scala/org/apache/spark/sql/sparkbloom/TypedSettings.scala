@@ -8,7 +8,7 @@ import org.apache.spark.sql.internal.SQLConf
 
 /**
  * Spark's typed SQL config entries for sparkbloom's settings (declared in
- * `sparkbloom.SparkBloomConf`). This one file lives in Spark's namespace because
+ * `sparkbloom.settings.SparkBloomConf`). This one file lives in Spark's namespace because
  * `ConfigBuilder` is `private[spark]`, and an entry built through `SQLConf.buildConf` is what
  * `SET` validates a value against and what `SET -v` lists. Nothing else belongs here.
  */

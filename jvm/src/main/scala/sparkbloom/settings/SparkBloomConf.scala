@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom
+package sparkbloom.settings
 
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.sparkbloom.TypedSettings

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom
+package sparkbloom.commands
 
 import scala.jdk.CollectionConverters._
 
@@ -9,6 +9,7 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types._
 
 import sparkbloom.catalyst.DeltaTables
+import sparkbloom.errors.SparkBloomException
 import sparkbloom.index.IndexBuilder
 
 /**

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom
+package sparkbloom.commands
 
 import scala.jdk.CollectionConverters._
 
@@ -11,7 +11,9 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
 
+import sparkbloom.errors.SparkBloomException
 import sparkbloom.read.PruningStats
+import sparkbloom.settings.BuildVersion
 
 /**
  * `SELECT * FROM sparkbloom_inspect('path')`, `sparkbloom_probe('path', 'column', value, ...)`,
@@ -91,7 +93,7 @@ private[sparkbloom] object TableFunctions {
       val session = SparkSession.active
       val schema = StructType(Seq(StructField("version", StringType, nullable = false),
           StructField("spark_line", StringType, nullable = false)))
-      session.createDataFrame(Seq(Row(SparkBloom.version, SparkBloom.sparkLine)).asJava, schema)
+      session.createDataFrame(Seq(Row(BuildVersion.value, BuildVersion.sparkLine)).asJava, schema)
         .queryExecution.analyzed
     })
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom
+package sparkbloom.commands
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus

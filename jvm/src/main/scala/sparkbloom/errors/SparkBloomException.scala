@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom
+package sparkbloom.errors
 
 /**
  * A request sparkbloom refuses (a bad option, a column that cannot carry a filter).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom
+package sparkbloom.commands
 
 import scala.jdk.CollectionConverters._
 import scala.util.Try
@@ -14,9 +14,11 @@ import org.apache.spark.sql.types._
 import org.apache.spark.util.SerializableConfiguration
 
 import sparkbloom.catalyst.DeltaTables
+import sparkbloom.errors.SparkBloomException
 import sparkbloom.hashing.{LiteralProbe, ProbeHashes}
 import sparkbloom.read.{FilterLookup, OpenedFile, ParquetFileListing, ProbeCache, RowGroupJudge}
 import sparkbloom.runtime.BloomRuntime
+import sparkbloom.settings.SparkBloomConf
 
 /**
  * The inspection helpers behind `sparkbloom.inspect`, `sparkbloom.might_contain`, the SQL
