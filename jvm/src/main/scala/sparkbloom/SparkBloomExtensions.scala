@@ -4,7 +4,7 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomCacheInvalidation, BloomScanStrategy, ClearCacheStrategy, BloomWriteRule, DeltaWriteRule, JoinKeysStrategy, PruneFilesByBloomFilters, ScanPruningRule}
+import sparkbloom.catalyst.{BloomCacheInvalidation, ClearCacheStrategy, BloomWriteRule, DeltaWriteRule, JoinKeysStrategy, PruneFilesByBloomFilters, ScanPruningRule}
 import sparkbloom.commands.TableFunctions
 import sparkbloom.settings.SparkBloomConf
 
@@ -22,7 +22,6 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPostHocResolutionRule(BloomCacheInvalidation)
     extensions.injectPreCBORule(PruneFilesByBloomFilters.registration)
     extensions.injectPlannerStrategy(_ => ClearCacheStrategy)
-    extensions.injectPlannerStrategy(BloomScanStrategy(_))
     extensions.injectPlannerStrategy(JoinKeysStrategy(_))
     extensions.injectColumnar(ScanPruningRule.columnar)
     extensions.injectQueryStagePrepRule(ScanPruningRule(_))

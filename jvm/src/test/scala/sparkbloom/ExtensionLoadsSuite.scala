@@ -172,7 +172,8 @@ class ExtensionLoadsSuite extends AnyFunSuite with BeforeAndAfterAll {
     path
   }
 
-  test("BloomScanStrategy: point lookups are pruned to the files that hold their rows, V1 and V2 scans") {
+  test(
+    "PruneFilesByBloomFilters, ScanPruningRule: point lookups are pruned to the files that hold their rows, V1 and V2 scans") {
     for (v1 <- Seq("parquet", "")) withConf("spark.sql.sources.useV1SourceList" -> v1) {
       val present = lookup(spark, events, "user4242@example.com")
       if (v1.nonEmpty) assert(present.queryExecution.executedPlan.toString.contains("BloomPruning"))

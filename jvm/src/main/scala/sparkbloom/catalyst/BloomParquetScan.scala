@@ -3,7 +3,6 @@
 package sparkbloom.catalyst
 
 import scala.jdk.CollectionConverters._
-import scala.util.control.NonFatal
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
@@ -104,12 +103,7 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
         base.copy(hadoopConf = BloomReadParquetFileFormat.withoutTaskFilters(base.hadoopConf)).createReaderFactory()))
   }
 
-  /** Decides the pruning now, as the plan is made, so rendering it needs no I/O (see BloomPruningExec). */
-  private[sparkbloom] def decide(): BloomParquetScan = {
-    try index.pruner.describe(partitionFilters, dataFilters)(index.delegate.listFiles(partitionFilters, dataFilters))
-    catch { case NonFatal(_) => } // the query itself will report a listing failure
-    this
-  }
+  private[sparkbloom] def decide(): BloomParquetScan = { index.decide(partitionFilters, dataFilters); this }
 
   override def getMetaData(): Map[String, String] =
     super.getMetaData() + ("BloomPruning" -> PruningMetrics.describe(index.pruner.decided(partitionFilters,

@@ -3,7 +3,6 @@
 package sparkbloom.catalyst
 
 import scala.reflect.ClassTag
-import scala.util.control.NonFatal
 
 import org.apache.spark.OneToOneDependency
 import org.apache.spark.rdd.{PartitionPruningRDD, RDD}
@@ -148,18 +147,11 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   }
 
   /**
-   * Decides the pruning now (lists and probes), as the plan is made: rendering the plan
-   * (EXPLAIN, the SQL tab) then shows it without any I/O. It lists through the index with
-   * the filters the scan will use, never through the scan itself: the scan's own driver
-   * metrics are set when it lists, and Spark resets metrics after plan strings are built.
-   * The scan's listing then reuses this one.
+   * Decides the pruning through the index, never through the scan itself: the scan's own
+   * driver metrics are set when it lists, and Spark resets metrics after plan strings are built.
    */
   private[sparkbloom] def decide(): BloomPruningExec = {
-    for (s <- scan; index <- index) {
-      try index.pruner.describe(staticPartitionFilters(s), s.dataFilters)(
-          index.delegate.listFiles(staticPartitionFilters(s), s.dataFilters))
-      catch { case NonFatal(_) => } // the query itself will report a listing failure
-    }
+    for (s <- scan; index <- index) index.decide(staticPartitionFilters(s), s.dataFilters)
     this
   }
 

@@ -13,8 +13,8 @@ import sparkbloom.predicate.PointPredicate
 /**
  * Marks a dynamic pruning subquery that sparkbloom placed on a Parquet scan: the distinct
  * keys of a join's other side, which the scan's Bloom filters probe once they are known.
- * [[JoinKeysStrategy]] puts it in a `Filter` directly above the scan and [[BloomScanStrategy]]
- * takes it out again when it plans that scan, so it never filters a row. Should it ever be
+ * [[JoinKeysStrategy]] puts it in a `Filter` directly above the scan and takes it out
+ * again when it plans that scan, so it never filters a row. Should it ever be
  * evaluated, it is true: it holds keys, it is not a condition.
  */
 private[sparkbloom] final case class BloomJoinKeys(child: Expression) extends UnaryExpression with CodegenFallback {

@@ -9,15 +9,16 @@ import org.apache.spark.sql.catalyst
 import org.apache.spark.sql.catalyst.expressions
   .aggregate.{AggregateFunction, Average, BitAggregate, BloomFilterAggregate, Count, HyperLogLogPlusPlus, Max, Min, Sum}
 import org.apache.spark.sql.catalyst.optimizer.{BuildLeft, BuildRight, NormalizeNaNAndZero}
-import org.apache.spark.sql.catalyst.planning.ExtractEquiJoinKeys
+import org.apache.spark.sql.catalyst.planning.{ExtractEquiJoinKeys, ScanOperation}
 import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.catalyst.plans
   .logical.{Aggregate, Expand, Filter, Generate, Join, LocalRelation, LogicalPlan, OneRowRelation, Project, Range, RebalancePartitions, RepartitionOperation, Sort, SubqueryAlias, Union, View}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
-import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
+import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
-import org.apache.spark.sql.execution.datasources.LogicalRelation
+import org.apache.spark.sql.execution.datasources.{FileSourceStrategy, HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, DataSourceV2ScanRelation}
+import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec
 import org.apache.spark.sql
   .types.{ArrayType, ByteType, DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType, MapType, ShortType, StringType, StructType, UserDefinedType}
@@ -45,7 +46,27 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case join: Join if active => withKeys(join).getOrElse(Nil)
+    case ScanOperation(_, _, filters, scan) if PlainParquet.scan(scan) && JoinKeys.subqueries(filters).nonEmpty =>
+      planScan(plan, scan, JoinKeys.subqueries(filters))
     case _ => Nil
+  }
+
+  /**
+   * A scan whose filters hold a join's key subqueries, planned by Spark's own strategy with
+   * the markers taken out (they never filter rows). V1: the node above the scan waits for the
+   * subqueries and hands their keys to the file index. V2: Spark hands them to the scan as
+   * runtime filters.
+   */
+  private def planScan(plan: LogicalPlan, scan: LogicalPlan, keys: Seq[Expression]): Seq[SparkPlan] = scan match {
+    case v1: LogicalRelation =>
+      FileSourceStrategy(JoinKeys.withoutMarkers(plan)).map(_.transformUp {
+        case exec: FileSourceScanExec
+            if exec.relation.location eq v1.relation.asInstanceOf[HadoopFsRelation].location =>
+          ScanPruningRule.pruned(session, exec, keys)
+      })
+    case v2: DataSourceV2ScanRelation =>
+      val pruned = v2.copy(scan = BloomParquetScan.of(v2.scan.asInstanceOf[ParquetScan], session).decide())
+      SparkShims.planDataSourceV2(session, JoinKeys.unmarked(plan.transformDown { case node if node eq v2 => pruned }))
   }
 
   private def active: Boolean = {
@@ -237,7 +258,7 @@ private[sparkbloom] object JoinKeysStrategy {
         resolve(child, e.transform { case a: Attribute if aliases.contains(a.exprId) => aliases(a.exprId) })
       case Filter(_, child) => resolve(child, e)
       case scan
-          if BloomScanStrategy.plansScan(scan) && PointPredicate.isColumn(e) &&
+          if PlainParquet.scan(scan) && PointPredicate.isColumn(e) &&
             e.references.subsetOf(scan.outputSet) && !e.references.exists(isPartitionColumn(scan, _)) =>
         Some(scan -> e)
       case _ => None
@@ -251,5 +272,5 @@ private[sparkbloom] object JoinKeysStrategy {
 
   // Partition values are not in the files' filters (Spark's dynamic partition pruning prunes those).
   private def isPartitionColumn(scan: LogicalPlan, a: Attribute): Boolean =
-    BloomScanStrategy.partitionColumns(scan).exists(_.equalsIgnoreCase(a.name))
+    PlainParquet.partitionColumns(scan).exists(_.equalsIgnoreCase(a.name))
 }

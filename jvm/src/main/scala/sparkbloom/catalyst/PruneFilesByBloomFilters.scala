@@ -2,8 +2,6 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
-import scala.util.control.NonFatal
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.catalog.CatalogStatistics
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, SubqueryExpression}
@@ -15,6 +13,7 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
 import sparkbloom.predicate.PointPredicate
+import sparkbloom.read.PruningStats
 import sparkbloom.settings.SparkBloomConf
 
 /**
@@ -27,7 +26,7 @@ import sparkbloom.settings.SparkBloomConf
  * (`spark.experimental.extraOptimizations`, where [[PruneFilesByBloomFilters.registration]]
  * puts it): only then has Spark pruned catalog partitions and built V2 scans. Rules an
  * extension can inject run before either. The index it makes carries the verdict on to
- * planning ([[BloomScanStrategy]], [[ScanPruningRule]]), which reuse it instead of judging
+ * planning ([[ScanPruningRule]], [[JoinKeysStrategy]]), which reuse it instead of judging
  * again. Keys from a join arrive only when the plan runs and never change the size decided
  * here: a plan is sized once, whatever keys it is executed with.
  */
@@ -44,10 +43,27 @@ private[sparkbloom] final case class PruneFilesByBloomFilters(session: SparkSess
             if relation.scan.getClass == classOf[ParquetScan] &&
               PointPredicate.fromFilters(relation.scan.asInstanceOf[ParquetScan].dataFilters).isDefined =>
           replace(op, relation, judgedV2(relation, relation.scan.asInstanceOf[ParquetScan]))
+        case op @ ScanOperation(_, _, filters, relation)
+            if PlainParquet.scan(relation) && !judged(relation) &&
+              PointPredicate.fromFilters(filters ++ dataFilters(relation)).isEmpty =>
+          // nothing to judge: the session's last pruning is none, as for a scan judged to keep all
+          PruningStats.recordLast(session, PruningStats.Empty)
+          op
       }
 
+  private def judged(relation: LogicalPlan): Boolean = relation match {
+    case r: LogicalRelation => r.relation.asInstanceOf[HadoopFsRelation].location.isInstanceOf[BloomPruningFileIndex]
+    case r: DataSourceV2ScanRelation => r.scan.isInstanceOf[BloomParquetScan]
+    case _ => false
+  }
+
+  private def dataFilters(relation: LogicalPlan): Seq[Expression] = relation match {
+    case r: DataSourceV2ScanRelation => r.scan.asInstanceOf[ParquetScan].dataFilters.toSeq
+    case _ => Nil
+  }
+
   private def unjudgedV1(relation: LogicalRelation): Boolean = relation.relation match {
-    case fs: HadoopFsRelation => BloomScanStrategy.plansRelation(fs) && !fs.location.isInstanceOf[BloomPruningFileIndex]
+    case fs: HadoopFsRelation => PlainParquet.relation(fs) && !fs.location.isInstanceOf[BloomPruningFileIndex]
     case _ => false
   }
 
@@ -68,8 +84,7 @@ private[sparkbloom] final case class PruneFilesByBloomFilters(session: SparkSess
     })
     val (partitionFilters, dataFilters) = DataSourceUtils.getPartitionFiltersAndDataFilters(fs.partitionSchema,
       normalized)
-    val sized = settled(index.pruner.describe(partitionFilters.toSeq, dataFilters.toSeq)(
-        index.delegate.listFiles(partitionFilters.toSeq, dataFilters.toSeq)))
+    val sized = index.decide(partitionFilters.toSeq, dataFilters.toSeq)
     relation.copy(
       relation = fs.copy(location = index)(fs.sparkSession),
       catalogTable =
@@ -80,11 +95,6 @@ private[sparkbloom] final case class PruneFilesByBloomFilters(session: SparkSess
 
   private def judgedV2(relation: DataSourceV2ScanRelation, scan: ParquetScan): DataSourceV2ScanRelation =
     relation.copy(scan = BloomParquetScan.of(scan, session).decide())
-
-  /** Whether the listing was made: a failure to list is the query's to report, with the size unknown. */
-  private def settled(decide: => Any): Boolean =
-    try { decide; true }
-    catch { case NonFatal(_) => false }
 
   private def replace(plan: LogicalPlan, from: LogicalPlan, to: LogicalPlan): LogicalPlan =
     plan.transformDown { case node if node eq from => to }

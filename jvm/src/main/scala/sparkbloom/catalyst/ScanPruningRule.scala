@@ -6,6 +6,7 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, FileSourceScanExec, SparkPlan}
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
@@ -15,20 +16,19 @@ import sparkbloom.predicate.PointPredicate
 import sparkbloom.settings.SparkBloomConf
 
 /**
- * Bloom-filter pruning of file scans another planner strategy planned, over the physical
- * plan, so that it works whatever the order of `spark.sql.extensions`. Registered to run
- * before columnar transitions (every plan) and to prepare adaptive plans (whose first plan
- * EXPLAIN shows).
+ * Puts sparkbloom's pruning on the physical file scans, over the physical plan, so that it
+ * works whatever strategy planned a scan and whatever the order of `spark.sql.extensions`.
+ * Registered to run before columnar transitions (every plan) and to prepare adaptive plans
+ * (whose first plan EXPLAIN shows).
  *
+ *  - **Plain Parquet scans** with literals to probe: the index the optimizer's rule judged,
+ *    the reader of the selected row groups and [[BloomPruningExec]] ([[ScanPruningRule.pruned]]).
  *  - **Delta Lake scans**, on the files Delta's partition pruning and min/max skipping left.
  *    Delta plans its own scans (its strategy adds the deletion vector filter and the row
  *    index), so this rule only wraps the scan's Delta file index: Delta's format, the scan's
  *    columns and filters, and each file's metadata (its deletion vector, row ids) stay as
  *    they are. It drops whole files only; tasks still read with Delta's reader, which skips
  *    row groups with parquet-java.
- *  - **Parquet scans** that [[BloomScanStrategy]] did not plan because a strategy listed
- *    before it did (Delta's plans every file scan), pruned as that strategy would, files and
- *    row groups; join keys ([[JoinKeysStrategy]]) reach only the scans it plans itself.
  */
 private[sparkbloom] final case class ScanPruningRule(session: SparkSession) extends Rule[SparkPlan] {
   import ScanPruningRule.{deltaColumns, isUnprunedDeltaScan}
@@ -37,20 +37,16 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
     case scan: FileSourceScanExec if isUnprunedDeltaScan(scan.relation) =>
       val columns = deltaColumns(scan.relation)
       if (judgeable(scan, columns)) {
-        BloomPruningExec(withIndex(scan, selectRowGroups = false, columns, _ => scan.relation.fileFormat,
-            useTableIndex = false)).decide()
+        BloomPruningExec(withDeltaIndex(scan, columns)).decide()
       } else {
-        // as for the Parquet scans BloomScanStrategy passes over: the last pruning is none
+        // as for Parquet scans with nothing to judge: the last pruning is none
         PruningStats.recordLast(session, PruningStats.Empty)
         scan
       }
-    case scan: FileSourceScanExec if BloomScanStrategy.plansRelation(scan.relation) =>
-      val conf = session.sessionState.conf
-      val columns = FileColumns.ofParquetScan(conf, scan.relation.dataSchema)
-      if (!judgeable(scan, columns)) scan
-      else
-        BloomPruningExec(withIndex(scan, SparkBloomConf.pruneRowGroups(conf), columns,
-            index => new BloomReadParquetFileFormat(() => index.pruner.lastReaders), useTableIndex = true)).decide()
+    case scan: FileSourceScanExec if PlainParquet.relation(scan.relation) =>
+      if (judgeable(scan, FileColumns.ofParquetScan(session.sessionState.conf, scan.relation.dataSchema))) {
+        ScanPruningRule.pruned(session, scan, joinKeys = Nil)
+      } else scan
   }
 
   /**
@@ -62,16 +58,29 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
     SparkBloomConf.enabled(session.sessionState.conf) &&
       PointPredicate.fromFilters(scan.dataFilters).flatMap(columns.resolve).isDefined
 
-  private def withIndex(scan: FileSourceScanExec, selectRowGroups: Boolean, columns: FileColumns,
-      format: BloomPruningFileIndex => org.apache.spark.sql.execution.datasources.FileFormat,
-      useTableIndex: Boolean): FileSourceScanExec = {
-    val fs = scan.relation
-    val index = BloomPruningFileIndex.of(fs, session, selectRowGroups, columns, useTableIndex)
-    scan.copy(relation = fs.copy(location = index, fileFormat = format(index))(fs.sparkSession))
+  private def withDeltaIndex(scan: FileSourceScanExec, columns: FileColumns): FileSourceScanExec = {
+    val index =
+      BloomPruningFileIndex.of(scan.relation, session, selectRowGroups = false, columns, useTableIndex = false)
+    scan.copy(relation = scan.relation.copy(location = index)(scan.relation.sparkSession))
   }
 }
 
 private[sparkbloom] object ScanPruningRule extends Logging {
+
+  /**
+   * A plain Parquet scan with sparkbloom's pruning: the index the optimizer's rule made (or a
+   * new one), the reader that reads only the selected row groups, and the node above that
+   * shows the pruning and hands the scan a join's keys.
+   */
+  def pruned(session: SparkSession, scan: FileSourceScanExec, joinKeys: Seq[Expression]): BloomPruningExec = {
+    val conf = session.sessionState.conf
+    val fs = scan.relation
+    val index = BloomPruningFileIndex.of(fs, session, SparkBloomConf.pruneRowGroups(conf),
+      FileColumns.ofParquetScan(conf, fs.dataSchema), useTableIndex = true)
+    val format = new BloomReadParquetFileFormat(() => index.pruner.lastReaders)
+    BloomPruningExec(scan.copy(relation = fs.copy(location = index, fileFormat = format)(fs.sparkSession)), joinKeys)
+      .decide()
+  }
 
   /** The rule as Spark's columnar hook runs it, on every physical plan. */
   def columnar(session: SparkSession): ColumnarRule = new ColumnarRule {

@@ -9,8 +9,8 @@ package sparkbloom
  * A lookup, class by class:
  * {{{
  *  optimizer  PruneFilesByBloomFilters    =, IN, <=> on literals over a V1 relation or V2 ParquetScan
- *               |   gives the relation a BloomPruningFileIndex (V2: BloomParquetScan over a
- *               |   BloomPartitioningAwareFileIndex) and the size of what it keeps
+ *               |   gives the relation a PruningListing (V1: BloomPruningFileIndex; V2:
+ *               |   BloomParquetScan over a BloomPartitioningAwareFileIndex) and the size it keeps
  *               v
  *  judgement  ListingPruner               one per scan; remembers its last listing
  *               |   1. index.TableIndex      the table's index, where one covers a file
@@ -18,14 +18,14 @@ package sparkbloom
  *               |                            pruning.executorProbingAbove files), per row group
  *               |   -> read.FileVerdict per file -> kept files, each with its RowGroupSelection
  *               v
- *  planning   BloomScanStrategy           V1: BloomReadParquetFileFormat and BloomPruningExec
- *                                         (EXPLAIN, metrics, files read if changed); V2: Spark's
- *             JoinKeysStrategy            a join's keys: subqueries whose keys reach the same
- *                                         ListingPruner when the plan runs
- *             ScanPruningRule             Delta's scans, and Parquet scans another strategy planned
+ *  planning   ScanPruningRule             V1: the judged index, BloomReadParquetFileFormat and
+ *                                         BloomPruningExec (EXPLAIN, metrics, files read if
+ *                                         changed); Delta's scans get their own PruningListing
+ *             JoinKeysStrategy            a join's keys: subqueries above the scan, whose keys
+ *                                         reach the same ListingPruner when the plan runs
  *               v
  *  tasks      read.BloomReadParquetFileFormat, BloomParquetScan.ReaderFactory: the selected row
- *             groups, and in large ones only the rows whose key may match
+ *             groups, and in large ones only the rows whose key may match (rows.MatchingRowsReader)
  * }}}
  */
 package object catalyst
