@@ -17,7 +17,9 @@ class CountingFileSystem extends RawLocalFileSystem {
   override def getScheme: String = "countfs"
 
   override def open(f: Path, bufferSize: Int): FSDataInputStream = {
-    CountingFileSystem.calls.incrementAndGet(); super.open(f, bufferSize)
+    CountingFileSystem.calls.incrementAndGet()
+    if (org.apache.spark.TaskContext.get() == null) CountingFileSystem.driverOpens.incrementAndGet()
+    super.open(f, bufferSize)
   }
   override def listStatus(f: Path): Array[FileStatus] = {
     CountingFileSystem.calls.incrementAndGet(); super.listStatus(f)
@@ -32,4 +34,7 @@ class CountingFileSystem extends RawLocalFileSystem {
 
 object CountingFileSystem {
   val calls = new AtomicLong()
+
+  /** Files opened outside any task: by the driver's judgement (in local mode tasks share the JVM). */
+  val driverOpens = new AtomicLong()
 }

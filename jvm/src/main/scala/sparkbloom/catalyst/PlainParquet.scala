@@ -34,5 +34,6 @@ private[sparkbloom] object PlainParquet {
     case _ => Nil
   }
 
-  private def fsOf(r: LogicalRelation): Option[HadoopFsRelation] = Some(r.relation).collect { case fs: HadoopFsRelation => fs }
+  private def fsOf(r: LogicalRelation): Option[HadoopFsRelation] =
+    Some(r.relation).collect { case fs: HadoopFsRelation => fs }
 }

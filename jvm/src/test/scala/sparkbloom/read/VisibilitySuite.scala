@@ -75,6 +75,27 @@ class VisibilitySuite extends AnyFunSuite with SparkSessionSuite {
     }
   }
 
+  test("a lookup is judged once: from optimizing to running, the driver opens each file once") {
+    val hadoop = spark.sparkContext.hadoopConfiguration
+    hadoop.set("fs.countfs.impl", classOf[sparkbloom.CountingFileSystem].getName)
+    hadoop.set("fs.countfs.impl.disable.cache", "true")
+    val counted = "countfs://" + new java.io.File(table).getAbsolutePath
+    val opens = sparkbloom.CountingFileSystem.driverOpens
+    spark.conf.set("spark.sparkbloom.cache.maxBytes", "0") // a second judgement would open every file again
+    try for (v2 <- Seq(false, true)) {
+        def as[T](body: => T): T = if (v2) withV2(body) else body
+        val df = as(spark.read.parquet(counted).where(col("k") === 4242L))
+        val before = opens.get()
+        as(df.queryExecution.executedPlan) // optimized (judged, sized), then planned
+        val planning = opens.get() - before
+        assert(as(df.collect()).length == 1)
+        val running = opens.get() - before - planning
+        assert(planning == 10, s"v2=$v2: the driver opened $planning files while optimizing and planning 10")
+        assert(running == 0, s"v2=$v2: the driver opened $running files while running: judged again")
+      }
+    finally spark.conf.unset("spark.sparkbloom.cache.maxBytes")
+  }
+
   test("V1: driver-side SQL metrics reach the scan and the UI's store") {
     val df = spark.read.parquet(table).where(col("s").isin("v-1", "v-2"))
     assert(df.count() == 2)
