@@ -18,7 +18,9 @@ import sparkbloom.errors.SparkBloomException
 import sparkbloom.hashing.{LiteralProbe, ProbeHashes}
 import sparkbloom.read.{FilterLookup, OpenedFile, ParquetFileListing, ProbeCache, RowGroupJudge}
 import sparkbloom.runtime.BloomRuntime
+import sparkbloom.sbbf.FilterEstimates
 import sparkbloom.settings.SparkBloomConf
+import sparkbloom.write.CeilingBound
 
 /**
  * The inspection helpers behind `sparkbloom.inspect`, `sparkbloom.might_contain`, the SQL
@@ -30,10 +32,17 @@ import sparkbloom.settings.SparkBloomConf
  */
 object Inspection {
 
-  /** Files per task when inspection runs on the cluster. */
   private val FilesPerTask = 16
   private val DriverLimit = 32
 
+  /**
+   * `estimated_ndv`: distinct values the filter's bits suggest; `estimated_fpp`: its
+   * false-positive probability, exact for its bits (both null without a filter).
+   * `dictionary_only`: every data page is dictionary-encoded (parquet-java then drops its
+   * own filter; the dictionary answers membership exactly). `ceiling_bound`: sparkbloom wrote
+   * the filter at its size ceiling, above the fpp asked for. `problem`: why a claimed filter
+   * could not be used, if it could not.
+   */
   val InspectSchema: StructType = StructType(Seq(
       StructField("file", StringType, nullable = false),
       StructField("row_group", IntegerType, nullable = false),
@@ -60,10 +69,7 @@ object Inspection {
   def inspect(spark: SparkSession, path: String, columns: java.util.List[String]): DataFrame = {
     val target = Target.of(spark, path)
     val wanted = Option(columns).map(_.asScala.map(target.fileColumn).toSet).getOrElse(Set.empty[String])
-    val rows = perFile(spark, target) { (file, conf, cache) =>
-      FileInspector.inspect(file, wanted, conf, cache).map(r => r.copy(column = target.tableColumn(r.column)))
-        .map(toRow)
-    }
+    val rows = perFile(spark, target)(inspectFile(_, wanted, target.tableColumn, _, _))
     val found = rows.map(_.getString(2)).toSet
     val missing =
       Option(columns).map(_.asScala.filterNot(c => found.contains(target.tableColumn(target.fileColumn(c)))))
@@ -99,6 +105,34 @@ object Inspection {
     }
     spark.createDataFrame(rows.asJava, ProbeSchema)
   }
+
+  /** Every column chunk's footer entry and filter, read as the pruner reads them, whoever wrote the file. */
+  private def inspectFile(status: FileStatus, columns: Set[String], tableColumn: String => String,
+      conf: Configuration, cache: Option[ProbeCache.Scoped]): Seq[Row] =
+    OpenedFile.using(status, conf, cache) { file =>
+      val footer = file.footer
+      val path = status.getPath.toString
+      val bound = CeilingBound.decode(footer.keyValueMetadata)
+      footer.rowGroups.flatMap { rowGroup =>
+        rowGroup.chunks.filter { case (column, _) => columns.isEmpty || columns.contains(column) }.map {
+          case (column, chunk) =>
+            val lookup =
+              if (rowGroup.columns.contains(column)) file.filter(rowGroup.ordinal, column)
+              else FilterLookup.Broken("another column has the same dotted path")
+            val (ndv, fpp, bytes, problem) = lookup match {
+              case FilterLookup.Present(f) =>
+                (FilterEstimates.distinctValues(f), FilterEstimates.fpp(f), f.numBytes.toLong, "")
+              case FilterLookup.Missing => (Double.NaN, Double.NaN, 0L, "")
+              case FilterLookup.Broken(reason) =>
+                (Double.NaN, Double.NaN, 0L, if (chunk.encrypted) s"encrypted: $reason" else reason)
+            }
+            Row(path, rowGroup.ordinal, tableColumn(column), chunk.primitiveType.getPrimitiveTypeName.name,
+              chunk.valueCount, lookup.isInstanceOf[FilterLookup.Present], chunk.filterOffset, bytes,
+              chunk.filterLength > 0, nanToNull(ndv), nanToNull(fpp), chunk.dictionaryOnly,
+              bound.get(column).exists(_.contains(rowGroup.ordinal)), if (problem.isEmpty) null else problem)
+        }
+      }
+    }
 
   private def probeFile(status: FileStatus, column: String, values: Seq[Literal], timeZone: String,
       conf: Configuration, cache: Option[ProbeCache.Scoped]): Seq[Row] =
@@ -149,10 +183,6 @@ object Inspection {
       case _ => literal
     }
 
-  private def toRow(r: ChunkReport): Row = Row(r.file, r.rowGroup, r.column, r.physicalType, r.numValues,
-    r.hasFilter, r.filterOffset, r.filterBytes, r.hasLength, nanToNull(r.estimatedNdv), nanToNull(r.estimatedFpp),
-    r.dictionaryOnly, r.ceilingBound, if (r.problem.isEmpty) null else r.problem)
-
   private def nanToNull(d: Double): java.lang.Double = if (d.isNaN) null else java.lang.Double.valueOf(d)
 
   /**
@@ -172,10 +202,7 @@ object Inspection {
     } else {
       val shipped = new SerializableConfiguration(conf)
       spark.sparkContext.parallelize(files, math.max(1, files.size / FilesPerTask))
-        .flatMap { file =>
-          val conf = shipped.value
-          work(statusOf(file, conf), conf, None)
-        }
+        .flatMap(file => work(statusOf(file, shipped.value), shipped.value, None))
         .collect().toSeq
     }
   }
@@ -190,10 +217,6 @@ object Inspection {
    * for Delta tables with column mapping, whose files name columns `col-<uuid>`.
    */
   private final case class Target(files: Seq[String], fileColumn: String => String, tableColumn: String => String)
-
-  /** The directory of a path, a catalog table (`db.table`) or parquet.`path` / delta.`path`. */
-  private[sparkbloom] def locationOf(spark: SparkSession, pathOrTable: String): String =
-    Target.locationOf(spark, pathOrTable)
 
   private object Target {
     def of(spark: SparkSession, pathOrTable: String): Target = {
@@ -217,24 +240,22 @@ object Inspection {
       }
     }
 
-    def locationOf(spark: SparkSession, pathOrTable: String): String =
-      tableLocation(spark, pathOrTable).getOrElse(pathOrTable)
+  }
 
-    private val PathTable = """(?i)(?:delta|parquet)\.`(.+)`""".r
+  private val PathTable = """(?i)(?:delta|parquet)\.`(.+)`""".r
 
-    /**
-     * The location of a table named as SQL names it (`db.table`, or delta.`path`), unless a
-     * file or directory has that name.
-     */
-    private def tableLocation(spark: SparkSession, name: String): Option[String] = name.trim match {
-      case PathTable(path) => Some(path.replace("``", "`"))
-      case _ =>
-        val asPath = new org.apache.hadoop.fs.Path(name)
-        if (scala.util.Try(asPath.getFileSystem(spark.sessionState.newHadoopConf()).exists(asPath)).getOrElse(false))
-          None
-        else scala.util.Try(spark.sessionState.sqlParser.parseTableIdentifier(name)).toOption
-          .filter(spark.sessionState.catalog.tableExists)
-          .map(id => spark.sessionState.catalog.getTableMetadata(id).location.toString)
-    }
+  /**
+   * The directory of a path, or of a table named as SQL names it (`db.table`, parquet.`path`,
+   * delta.`path`) unless a file or directory has that name.
+   */
+  private[sparkbloom] def locationOf(spark: SparkSession, pathOrTable: String): String = pathOrTable.trim match {
+    case PathTable(path) => path.replace("``", "`")
+    case _ =>
+      val asPath = new Path(pathOrTable)
+      if (Try(asPath.getFileSystem(spark.sessionState.newHadoopConf()).exists(asPath)).getOrElse(false)) pathOrTable
+      else Try(spark.sessionState.sqlParser.parseTableIdentifier(pathOrTable)).toOption
+        .filter(spark.sessionState.catalog.tableExists)
+        .map(id => spark.sessionState.catalog.getTableMetadata(id).location.toString)
+        .getOrElse(pathOrTable)
   }
 }

@@ -4,11 +4,10 @@ package sparkbloom.commands
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
 
 import sparkbloom.errors.SparkBloomException
@@ -25,90 +24,72 @@ import sparkbloom.settings.BuildVersion
 private[sparkbloom] object TableFunctions {
 
   type Builder = Seq[Expression] => LogicalPlan
+  type TableFunction = (FunctionIdentifier, ExpressionInfo, Builder)
 
-  val inspect: (FunctionIdentifier, ExpressionInfo, Builder) = (
-    FunctionIdentifier("sparkbloom_inspect"),
-    info("sparkbloom_inspect",
-      "_FUNC_(path[, 'col1,col2']) - one row per file, row group and column: its Bloom filter"),
-    args => {
-      if (args.isEmpty || args.size > 2)
-        fail("sparkbloom_inspect takes a path and optionally a comma-separated column list")
-      Inspection.inspect(SparkSession.active, constant(args.head, "path"), args.lift(1).map(columnList).orNull)
-        .queryExecution.analyzed
-    })
+  val inspect: TableFunction = function("sparkbloom_inspect",
+    "_FUNC_(path[, 'col1,col2']) - one row per file, row group and column: its Bloom filter") { args =>
+    if (args.isEmpty || args.size > 2)
+      fail("sparkbloom_inspect takes a path and optionally a comma-separated column list")
+    Inspection.inspect(SparkSession.active, constant(args.head, "path"), args.lift(1).map(columnList).orNull)
+  }
 
-  val probe: (FunctionIdentifier, ExpressionInfo, Builder) = (
-    FunctionIdentifier("sparkbloom_probe"),
-    info("sparkbloom_probe", "_FUNC_(path, column, value[, value...]) - per row group: could the value be there?"),
-    args => {
-      if (args.size < 3) fail("sparkbloom_probe takes a path, a column and at least one value")
-      // The literals as they are: through Java objects a date in the calendars' gap
-      // (1582-10-05 to 14) would come back as another day.
-      val values = args.drop(2).map { a =>
-        if (!a.foldable) fail(s"sparkbloom_probe values must be constants, got ${a.sql}")
-        Literal.create(a.eval(), a.dataType)
-      }
-      Inspection.mightContainLiterals(SparkSession.active, constant(args.head, "path"), constant(args(1), "column"),
-        values).queryExecution.analyzed
-    })
+  val probe: TableFunction = function("sparkbloom_probe",
+    "_FUNC_(path, column, value[, value...]) - per row group: could the value be there?") { args =>
+    if (args.size < 3) fail("sparkbloom_probe takes a path, a column and at least one value")
+    // The literals as they are: through Java objects a date in the calendars' gap
+    // (1582-10-05 to 14) would come back as another day.
+    val values = args.drop(2).map { a =>
+      if (!a.foldable) fail(s"sparkbloom_probe values must be constants, got ${a.sql}")
+      Literal.create(a.eval(), a.dataType)
+    }
+    Inspection.mightContainLiterals(SparkSession.active, constant(args.head, "path"), constant(args(1), "column"),
+      values)
+  }
 
-  val buildIndex: (FunctionIdentifier, ExpressionInfo, Builder) = (
-    FunctionIdentifier("sparkbloom_build_index"),
-    info("sparkbloom_build_index",
-      "_FUNC_(table[, 'col1,col2' or NULL[, fpp]]) - builds or refreshes the table's Bloom index"),
-    args => {
-      if (args.isEmpty || args.size > 3) fail("sparkbloom_build_index takes a table, optionally columns and an fpp")
-      val fpp = args.lift(2).filterNot(a => a.foldable && a.eval() == null).map(a =>
-        java.lang.Double.valueOf(scala.util.Try(constant(a, "fpp").toDouble)
-            .getOrElse(fail(s"the fpp must be a number, got ${a.sql}"))))
-      val columns = args.lift(1).filterNot(a => a.foldable && a.eval() == null).map(columnList)
-      TableIndexCommands.build(SparkSession.active, constant(args.head, "table"), columns.orNull, fpp.orNull)
-        .queryExecution.analyzed
-    })
+  val buildIndex: TableFunction = function("sparkbloom_build_index",
+    "_FUNC_(table[, 'col1,col2' or NULL[, fpp]]) - builds or refreshes the table's Bloom index") { args =>
+    if (args.isEmpty || args.size > 3) fail("sparkbloom_build_index takes a table, optionally columns and an fpp")
+    val fpp = args.lift(2).filterNot(a => a.foldable && a.eval() == null).map(a =>
+      java.lang.Double.valueOf(scala.util.Try(constant(a, "fpp").toDouble)
+          .getOrElse(fail(s"the fpp must be a number, got ${a.sql}"))))
+    val columns = args.lift(1).filterNot(a => a.foldable && a.eval() == null).map(columnList)
+    TableIndexCommands.build(SparkSession.active, constant(args.head, "table"), columns.orNull, fpp.orNull)
+  }
 
-  val describeIndex: (FunctionIdentifier, ExpressionInfo, Builder) = oneTable("sparkbloom_describe_index",
-    "the table index's size and coverage", TableIndexCommands.describe)
+  val describeIndex: TableFunction =
+    oneTable("sparkbloom_describe_index", "the table index's size and coverage", TableIndexCommands.describe)
 
-  val dropIndex: (FunctionIdentifier, ExpressionInfo, Builder) = oneTable("sparkbloom_drop_index",
-    "deletes the table's Bloom index", TableIndexCommands.drop)
+  val dropIndex: TableFunction =
+    oneTable("sparkbloom_drop_index", "deletes the table's Bloom index", TableIndexCommands.drop)
 
-  val lastPruning: (FunctionIdentifier, ExpressionInfo, Builder) = (
-    FunctionIdentifier("sparkbloom_last_pruning"),
-    info("sparkbloom_last_pruning",
-      "_FUNC_() - what sparkbloom decided for the last Parquet scan this session " +
-        "planned: one row (none before the first scan)"),
-    args => {
-      if (args.nonEmpty) fail("sparkbloom_last_pruning takes no arguments")
-      val session = SparkSession.active
-      val schema = StructType(PruningStats.Keys.map(StructField(_, LongType, nullable = false)))
-      val rows = PruningStats.last(session).toSeq.map(stats => Row.fromSeq(stats.values))
-      session.createDataFrame(rows.asJava, schema).queryExecution.analyzed
-    })
+  val lastPruning: TableFunction = function("sparkbloom_last_pruning",
+    "_FUNC_() - what sparkbloom decided for the last Parquet scan this session " +
+      "planned: one row (none before the first scan)") { args =>
+    if (args.nonEmpty) fail("sparkbloom_last_pruning takes no arguments")
+    val session = SparkSession.active
+    val schema = StructType(PruningStats.Keys.map(StructField(_, LongType, nullable = false)))
+    session.createDataFrame(PruningStats.last(session).toSeq.map(stats => Row.fromSeq(stats.values)).asJava, schema)
+  }
 
-  val version: (FunctionIdentifier, ExpressionInfo, Builder) = (
-    FunctionIdentifier("sparkbloom_version"),
-    info("sparkbloom_version", "_FUNC_() - the sparkbloom jar's version and the Spark line it was built for"),
-    args => {
-      if (args.nonEmpty) fail("sparkbloom_version takes no arguments")
-      val session = SparkSession.active
-      val schema = StructType(Seq(StructField("version", StringType, nullable = false),
-          StructField("spark_line", StringType, nullable = false)))
-      session.createDataFrame(Seq(Row(BuildVersion.value, BuildVersion.sparkLine)).asJava, schema)
-        .queryExecution.analyzed
-    })
+  val version: TableFunction = function("sparkbloom_version",
+    "_FUNC_() - the sparkbloom jar's version and the Spark line it was built for") { args =>
+    if (args.nonEmpty) fail("sparkbloom_version takes no arguments")
+    val schema = StructType(Seq(StructField("version", StringType, nullable = false),
+        StructField("spark_line", StringType, nullable = false)))
+    SparkSession.active.createDataFrame(Seq(Row(BuildVersion.value, BuildVersion.sparkLine)).asJava, schema)
+  }
 
-  /** Every table function, for the extension to register. */
-  val all: Seq[(FunctionIdentifier, ExpressionInfo, Builder)] =
-    Seq(inspect, probe, buildIndex, describeIndex, dropIndex, lastPruning, version)
+  val all: Seq[TableFunction] = Seq(inspect, probe, buildIndex, describeIndex, dropIndex, lastPruning, version)
 
-  private def oneTable(name: String, what: String,
-      run: (SparkSession, String) => org.apache.spark.sql.DataFrame): (FunctionIdentifier, ExpressionInfo, Builder) = (
-    FunctionIdentifier(name),
-    info(name, s"_FUNC_(table) - $what"),
-    args => {
+  private def function(name: String, usage: String)(run: Seq[Expression] => DataFrame): TableFunction =
+    (FunctionIdentifier(name), new ExpressionInfo(getClass.getName, null, name, usage, ""),
+      args => run(args).queryExecution.analyzed)
+
+  private def oneTable(name: String, what: String, run: (SparkSession, String) => DataFrame): TableFunction =
+    function(name, s"_FUNC_(table) - $what") { args =>
       if (args.size != 1) fail(s"$name takes one table or path")
-      run(SparkSession.active, constant(args.head, "table")).queryExecution.analyzed
-    })
+      run(SparkSession.active, constant(args.head, "table"))
+    }
 
   private def columnList(e: Expression): java.util.List[String] =
     java.util.Arrays.asList(constant(e, "columns").split(",").map(_.trim): _*)
@@ -118,7 +99,4 @@ private[sparkbloom] object TableFunctions {
     else fail(s"the $what must be a constant string, got ${e.sql}")
 
   private def fail(message: String): Nothing = throw new SparkBloomException(message)
-
-  private def info(name: String, usage: String): ExpressionInfo =
-    new ExpressionInfo(getClass.getName, null, name, usage, "")
 }

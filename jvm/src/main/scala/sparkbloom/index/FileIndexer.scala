@@ -4,6 +4,7 @@ package sparkbloom.index
 
 import java.util.Locale
 
+import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
@@ -50,41 +51,37 @@ private[sparkbloom] object FileIndexer {
       conf: Configuration): Result = {
     val identity = FileIdentity.of(status)
     // Footer and filters as the pruner reads them; the values through parquet-java's reader.
-    OpenedFile.using(status, conf, cache = None)(file =>
-      index(file, identity, relativePath, columns, caseSensitive, fpp, maxBytes))
-  }
-
-  private def index(opened: OpenedFile, identity: FileIdentity, relativePath: String,
-      columns: Seq[String], caseSensitive: Boolean, fpp: Double, maxBytes: Int): Result = {
-    val footer = opened.footer
-    val reader = opened.parquetReader
-    val schema = reader.getFooter.getFileMetaData.getSchema
-    val leaves = schema.getColumns.asScala.toIndexedSeq
-    // Encrypted columns are not indexed: the index is plaintext, and would tell anyone
-    // without the key which values a file holds.
-    val resolved = columns.map(c =>
-      resolve(leaves, c, caseSensitive).filterNot { leaf =>
-        footer.rowGroups.exists(_.columns.get(leaf.getPath.mkString(".")).forall(_.encrypted))
-      })
-    val wanted = resolved.flatten.distinct
-    // per column path: per row group of the footer, in order: distinct hashes
-    val hashes = readHashes(reader, schema, wanted, footer.rowGroups.map(_.rowCount))
-    val file = IndexLayout.IndexedFile(relativePath, identity, footer.rowGroups.size, footer.splitMidpoints,
-      footer.writtenWithLegacyCalendar)
-    val indexed = resolved.map {
-      case None => IndexedColumn(IndexLayout.ColumnEntry.NotCovered, IndexedSeq.empty)
-      case Some(leaf) =>
-        val dotted = leaf.getPath.mkString(".")
-        val perRowGroup = hashes(dotted)
-        val ambiguous =
-          leaves.count(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT)) > 1
-        val fileLevel = footer.rowGroups.nonEmpty && hasOwnFilters(opened, footer, dotted, fpp)
-        val units = if (fileLevel) IndexedSeq(distinct(perRowGroup.flatten.toArray)) else perRowGroup
-        val entry =
-          IndexLayout.ColumnEntry(dotted, ambiguous, typeText(leaf.getPrimitiveType), 0, units.size, fileLevel)
-        IndexedColumn(entry, units.map(u => filterOf(u, fpp, maxBytes).toBitset))
+    OpenedFile.using(status, conf, cache = None) { opened =>
+      val footer = opened.footer
+      val reader = opened.parquetReader
+      val schema = reader.getFooter.getFileMetaData.getSchema
+      val leaves = schema.getColumns.asScala.toIndexedSeq
+      // Encrypted columns are not indexed: the index is plaintext, and would tell anyone
+      // without the key which values a file holds.
+      val resolved = columns.map(c =>
+        resolve(leaves, c, caseSensitive).filterNot { leaf =>
+          footer.rowGroups.exists(_.columns.get(leaf.getPath.mkString(".")).forall(_.encrypted))
+        })
+      val wanted = resolved.flatten.distinct
+      // per column path: per row group of the footer, in order: distinct hashes
+      val hashes = readHashes(reader, schema, wanted, footer.rowGroups.map(_.rowCount))
+      val file = IndexLayout.IndexedFile(relativePath, identity, footer.rowGroups.size, footer.splitMidpoints,
+        footer.writtenWithLegacyCalendar)
+      val indexed = resolved.map {
+        case None => IndexedColumn(IndexLayout.ColumnEntry.NotCovered, IndexedSeq.empty)
+        case Some(leaf) =>
+          val dotted = leaf.getPath.mkString(".")
+          val perRowGroup = hashes(dotted)
+          val ambiguous =
+            leaves.count(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT)) > 1
+          val fileLevel = footer.rowGroups.nonEmpty && hasOwnFilters(opened, footer, dotted, fpp)
+          val units = if (fileLevel) IndexedSeq(distinct(perRowGroup.flatten.toArray)) else perRowGroup
+          val entry =
+            IndexLayout.ColumnEntry(dotted, ambiguous, typeText(leaf.getPrimitiveType), 0, units.size, fileLevel)
+          IndexedColumn(entry, units.map(u => filterOf(u, fpp, maxBytes).toBitset))
+      }
+      Result(file, indexed.toIndexedSeq)
     }
-    Result(file, indexed.toIndexedSeq)
   }
 
   /**
@@ -97,15 +94,12 @@ private[sparkbloom] object FileIndexer {
     val matching =
       if (caseSensitive) leaves.filter(_.getPath.mkString(".") == column)
       else leaves.filter(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == column.toLowerCase(Locale.ROOT))
+    val unindexable = Set(PrimitiveTypeName.BOOLEAN, PrimitiveTypeName.INT96)
     matching match {
-      case Seq(leaf) if leaf.getMaxRepetitionLevel == 0 && indexable(leaf.getPrimitiveType) => Some(leaf)
+      case Seq(leaf) if leaf.getMaxRepetitionLevel == 0 && !unindexable(leaf.getPrimitiveType.getPrimitiveTypeName) =>
+        Some(leaf)
       case _ => None
     }
-  }
-
-  private def indexable(t: PrimitiveType): Boolean = t.getPrimitiveTypeName match {
-    case PrimitiveTypeName.BOOLEAN | PrimitiveTypeName.INT96 => false
-    case _ => true
   }
 
   private def hasOwnFilters(file: OpenedFile, footer: FooterSummary, column: String, fpp: Double): Boolean =
@@ -147,7 +141,7 @@ private[sparkbloom] object FileIndexer {
           throw new java.io.IOException("the row groups read do not line up with the footer's")
         }
         wanted.foreach { d =>
-          val hashes = new LongBuffer
+          val hashes = new mutable.ArrayBuilder.ofLong
           ColumnValueHashes.foreach(pages, requested, d, createdBy)((_, hash) => hashes += hash)
           result(d.getPath.mkString(".")) += distinct(hashes.result())
         }
@@ -175,16 +169,5 @@ private[sparkbloom] object FileIndexer {
       maxBytes = ceiling)
     distinctHashes.foreach(filter.insert)
     filter
-  }
-
-  private final class LongBuffer {
-    private var values = new Array[Long](1024)
-    private var size = 0
-    def +=(v: Long): Unit = {
-      if (size == values.length) values = java.util.Arrays.copyOf(values, size * 2)
-      values(size) = v
-      size += 1
-    }
-    def result(): Array[Long] = java.util.Arrays.copyOf(values, size)
   }
 }

@@ -36,8 +36,7 @@ private[sparkbloom] object IndexBuilder {
   final case class Built(root: Path, filesIndexed: Int, filesSkipped: Int, segments: Int, rebuilt: Boolean)
 
   def build(spark: SparkSession, root: Path, columns: Option[Seq[String]], fpp: Option[Double]): Built = {
-    val conf = spark.sessionState.newHadoopConf()
-    val fs = root.getFileSystem(conf)
+    val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
     val qualifiedRoot = fs.makeQualified(root)
     val dir = IndexLayout.dirOf(qualifiedRoot)
     val latest = if (fs.exists(dir)) IndexLayout.latestManifest(fs, dir) else None
@@ -132,8 +131,7 @@ private[sparkbloom] object IndexBuilder {
         entry
       }
       val units = perFile.flatMap(_.bitsets).map(b => SplitBlockBloomFilter.fromBitset(b).resizedTo(blocks))
-      val maxFpp = units.map(FilterEstimates.fpp).foldLeft(0.0)(math.max)
-      ColumnData(columns(c), blocks, units, maxFpp, entries)
+      ColumnData(columns(c), blocks, units, units.map(FilterEstimates.fpp).foldLeft(0.0)(math.max), entries)
     }
     IndexLayout.writeSegment(fs, path, results.map(_.file), data)
   }
@@ -150,26 +148,16 @@ private[sparkbloom] object IndexBuilder {
     }
 
   def drop(spark: SparkSession, root: Path): Boolean = {
-    val conf = spark.sessionState.newHadoopConf()
-    val fs = root.getFileSystem(conf)
+    val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
     val dir = IndexLayout.dirOf(fs.makeQualified(root))
     TableIndex.invalidate(dir.toString)
     fs.exists(dir) && fs.delete(dir, true)
   }
 
   /** What `describe` reports: the index's size and what it covers of the current files. */
-  final case class Description(
-      root: Path,
-      columns: Seq[String],
-      fpp: Double,
-      segments: Int,
-      indexBytes: Long,
-      filesTotal: Int,
-      filesCovered: Int,
-      entries: Int,
-      maxEstimatedFpp: Map[String, Double],
-      blocksPerUnit: Map[String, Int],
-      units: Map[String, Int])
+  final case class Description(root: Path, columns: Seq[String], fpp: Double, segments: Int, indexBytes: Long,
+      filesTotal: Int, filesCovered: Int, entries: Int, maxEstimatedFpp: Map[String, Double],
+      blocksPerUnit: Map[String, Int], units: Map[String, Int])
 
   /** [[describeOnce]], again if a concurrent refresh replaced the index while it was read. */
   def describe(spark: SparkSession, root: Path): Option[Description] =
@@ -177,8 +165,7 @@ private[sparkbloom] object IndexBuilder {
     catch { case NonFatal(_) => describeOnce(spark, root) }
 
   private def describeOnce(spark: SparkSession, root: Path): Option[Description] = {
-    val conf = spark.sessionState.newHadoopConf()
-    val fs = root.getFileSystem(conf)
+    val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
     val qualifiedRoot = fs.makeQualified(root)
     val dir = IndexLayout.dirOf(qualifiedRoot)
     if (!fs.exists(dir)) return None

@@ -39,31 +39,26 @@ private[sparkbloom] object IndexLayout {
   def candidateRoots(path: Path, partitionDepth: Int): Seq[Path] =
     Iterator.iterate(path)(_.getParent).takeWhile(_ != null).take(partitionDepth + 1).toSeq
 
-  /** The latest manifest's name and number under `dir`, if there is one. */
   def latestManifest(fs: FileSystem, dir: Path): Option[(Path, Long)] =
-    fs.listStatus(dir).toSeq.map(_.getPath).flatMap(p =>
-      p.getName match {
-        case ManifestName(n) => Some(p -> n.toLong)
-        case _ => None
-      }).sortBy(_._2).lastOption
+    fs.listStatus(dir).toSeq.map(s => s.getPath -> s.getPath.getName)
+      .collect { case (p, ManifestName(n)) => p -> n.toLong }.sortBy(_._2).lastOption
 
   final case class Manifest(version: Long, columns: Seq[String], fpp: Double, maxBytes: Int, segments: Seq[String])
 
   def writeManifest(fs: FileSystem, dir: Path, manifest: Manifest): Unit = {
-    val bytes = new ByteArrayOutputStream()
-    val out = new DataOutputStream(bytes)
-    out.writeInt(ManifestMagic)
-    out.writeLong(manifest.version)
-    out.writeDouble(manifest.fpp)
-    out.writeInt(manifest.maxBytes)
-    writeStrings(out, manifest.columns)
-    writeStrings(out, manifest.segments)
-    out.flush()
+    val bytes = encoded { out =>
+      out.writeInt(ManifestMagic)
+      out.writeLong(manifest.version)
+      out.writeDouble(manifest.fpp)
+      out.writeInt(manifest.maxBytes)
+      writeStrings(out, manifest.columns)
+      writeStrings(out, manifest.segments)
+    }
     val target = new Path(dir, s"v${manifest.version}.manifest")
     // Written aside and renamed: a reader never sees half a manifest.
     val pending = new Path(dir, s".pending-${java.util.UUID.randomUUID()}")
     val stream = fs.create(pending, false)
-    try stream.write(withCrc(bytes.toByteArray))
+    try stream.write(withCrc(bytes))
     finally stream.close()
     if (fs.exists(target) || !fs.rename(pending, target)) {
       fs.delete(pending, false)
@@ -72,7 +67,11 @@ private[sparkbloom] object IndexLayout {
   }
 
   def readManifest(fs: FileSystem, path: Path, version: Long): Manifest = {
-    val in = new DataInputStream(new ByteArrayInputStream(checkedBytes(readAll(fs, path), path.toString)))
+    val stream = fs.open(path)
+    val bytes =
+      try org.apache.commons.io.IOUtils.toByteArray(stream)
+      finally stream.close()
+    val in = new DataInputStream(new ByteArrayInputStream(checkedBytes(bytes, path.toString)))
     if (in.readInt() != ManifestMagic) throw new IOException(s"$path is not a sparkbloom index manifest")
     val stored = in.readLong()
     if (stored != version) throw new IOException(s"$path says it is version $stored")
@@ -80,7 +79,6 @@ private[sparkbloom] object IndexLayout {
       segments = readStrings(in))
   }
 
-  /** One indexed file, as the segment saw it. */
   final case class IndexedFile(
       relativePath: String,
       identity: FileIdentity,
@@ -115,12 +113,7 @@ private[sparkbloom] object IndexLayout {
     val NotCovered: ColumnEntry = ColumnEntry("", ambiguousCase = false, "", 0, 0, fileLevel = false)
   }
 
-  /**
-   * One column of a segment.
-   *
-   * @param maxUnitFpp the largest false-positive probability of any unit at `numBlocks`
-   *                   (measured on its bits), for `describe`
-   */
+  /** @param maxUnitFpp the largest fpp of any unit at `numBlocks` (measured on its bits), for `describe` */
   final case class SegmentColumn(
       name: String,
       numBlocks: Int,
@@ -152,7 +145,7 @@ private[sparkbloom] object IndexLayout {
               u * SplitBlockBloomFilter.BytesPerBlock, SplitBlockBloomFilter.BytesPerBlock)
           }
           out.write(row)
-          crc(row, 0, row.length)
+          crc(row, row.length)
         }
         val shapes = column.entries.map(_.shapeKey).distinct
         SegmentColumn(column.name, column.numBlocks, bitsets.size, offset, crcs, column.maxUnitFpp, shapes,
@@ -190,20 +183,17 @@ private[sparkbloom] object IndexLayout {
     } finally in.close()
   }
 
-  /** One block row of a column: that block of every unit, checked against its CRC. */
   def readRow(
       in: org.apache.hadoop.fs.FSDataInputStream, path: Path, column: SegmentColumn, block: Int): Array[Byte] = {
     val row = new Array[Byte](column.rowBytes)
     in.readFully(column.dataOffset + block.toLong * column.rowBytes, row)
-    if (crc(row, 0, row.length) != column.rowCrcs(block)) {
+    if (crc(row, row.length) != column.rowCrcs(block)) {
       throw new IOException(s"$path: block $block of column ${column.name} fails its checksum")
     }
     row
   }
 
-  private def encodeDirectory(d: SegmentDirectory): Array[Byte] = {
-    val bytes = new ByteArrayOutputStream()
-    val out = new DataOutputStream(bytes)
+  private def encodeDirectory(d: SegmentDirectory): Array[Byte] = encoded { out =>
     out.writeInt(d.files.size)
     d.files.foreach { f =>
       out.writeUTF(f.relativePath)
@@ -239,20 +229,15 @@ private[sparkbloom] object IndexLayout {
         out.writeBoolean(e.fileLevel)
       }
     }
-    out.flush()
-    bytes.toByteArray
   }
 
   private def decodeDirectory(bytes: Array[Byte]): SegmentDirectory = {
     val in = new DataInputStream(new ByteArrayInputStream(bytes))
+    // named arguments are evaluated in the order written: the order of the fields in the file
     val files = IndexedSeq.fill(in.readInt()) {
-      val path = in.readUTF()
-      val identity = FileIdentity(in.readLong(), in.readLong(), in.readUTF(), in.readLong())
-      val rowGroups = in.readInt()
-      val legacy = in.readBoolean()
-      val midpointCount = in.readInt()
-      val midpoints = if (midpointCount < 0) None else Some(IndexedSeq.fill(midpointCount)(in.readLong()))
-      IndexedFile(path, identity, rowGroups, midpoints, legacy)
+      IndexedFile(in.readUTF(), FileIdentity(in.readLong(), in.readLong(), in.readUTF(), in.readLong()),
+        rowGroups = in.readInt(), legacyCalendar = in.readBoolean(),
+        midpoints = Some(in.readInt()).filter(_ >= 0).map(n => IndexedSeq.fill(n)(in.readLong())))
     }
     val columns = IndexedSeq.fill(in.readInt()) {
       val name = in.readUTF()
@@ -267,8 +252,7 @@ private[sparkbloom] object IndexLayout {
         if (index < 0 || index >= shapes.size) throw new IOException(s"an entry of column $name has no shape $index")
         val shape = shapes(index)
         ColumnEntry(shape.fileColumn, shape.ambiguousCase, shape.primitiveType, in.readInt(), in.readInt(),
-          in.readBoolean(),
-          index)
+          in.readBoolean(), index)
       }
       entries.foreach { e =>
         if (e.units < 0 || e.firstUnit < 0 || e.firstUnit.toLong + e.units > numUnits) {
@@ -287,22 +271,23 @@ private[sparkbloom] object IndexLayout {
 
   private def readStrings(in: DataInputStream): Seq[String] = Seq.fill(in.readInt())(in.readUTF())
 
-  private def readAll(fs: FileSystem, path: Path): Array[Byte] = {
-    val in = fs.open(path)
-    try org.apache.commons.io.IOUtils.toByteArray(in)
-    finally in.close()
+  private def encoded(write: DataOutputStream => Unit): Array[Byte] = {
+    val bytes = new ByteArrayOutputStream()
+    val out = new DataOutputStream(bytes)
+    write(out)
+    out.flush()
+    bytes.toByteArray
   }
 
-  private def crc(bytes: Array[Byte], offset: Int, length: Int): Int = {
+  private def crc(bytes: Array[Byte], length: Int): Int = {
     val c = new CRC32()
-    c.update(bytes, offset, length)
+    c.update(bytes, 0, length)
     c.getValue.toInt
   }
 
-  /** `bytes` followed by their CRC32. */
   private def withCrc(bytes: Array[Byte]): Array[Byte] = {
     val out = java.util.Arrays.copyOf(bytes, bytes.length + 4)
-    java.nio.ByteBuffer.wrap(out, bytes.length, 4).putInt(crc(bytes, 0, bytes.length))
+    java.nio.ByteBuffer.wrap(out, bytes.length, 4).putInt(crc(bytes, bytes.length))
     out
   }
 
@@ -310,7 +295,7 @@ private[sparkbloom] object IndexLayout {
   private def checkedBytes(bytes: Array[Byte], what: String): Array[Byte] = {
     if (bytes.length < 4) throw new IOException(s"$what is truncated")
     val body = bytes.length - 4
-    if (java.nio.ByteBuffer.wrap(bytes, body, 4).getInt != crc(bytes, 0, body))
+    if (java.nio.ByteBuffer.wrap(bytes, body, 4).getInt != crc(bytes, body))
       throw new IOException(s"$what fails its checksum")
     java.util.Arrays.copyOf(bytes, body)
   }

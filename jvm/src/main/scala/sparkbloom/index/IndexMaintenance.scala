@@ -2,11 +2,11 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.index
 
+import scala.util.Try
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{CommandResultExec, QueryExecution, SparkPlan}
 import org.apache.spark.sql.execution.command.DataWritingCommandExec
 import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
@@ -16,11 +16,11 @@ import org.slf4j.LoggerFactory
 import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
 
 /**
- * Keeps table indexes current after writes: once a Parquet write into an indexed table
- * has committed, its new files are indexed (a refresh, which reads only them), in the
- * background, one refresh at a time (on the runtime's background thread). Until then they are simply not covered: a scan judges
- * them by their own footers, so a write is never hidden. Writes by other sessions or
- * engines are picked up by the next refresh, the same way.
+ * Keeps table indexes current after writes: once a Parquet write into an indexed table has
+ * committed, its new files are indexed (a refresh, which reads only them), one refresh at a time
+ * on the runtime's background thread. Until then they are simply not covered: a scan judges them
+ * by their own footers, so a write is never hidden. Writes by other sessions or engines are
+ * picked up by the next refresh, the same way.
  */
 private[sparkbloom] object IndexMaintenance {
   private val log = LoggerFactory.getLogger(getClass)
@@ -53,19 +53,15 @@ private[sparkbloom] object IndexMaintenance {
 
   private def watched(session: SparkSession) = BloomRuntime.of(session.sparkContext)(Watched).sessions
 
-  private def indexRoot(session: SparkSession, outputPath: Path, partitionDepth: Int): Option[Path] =
-    try {
-      val fs = outputPath.getFileSystem(session.sessionState.newHadoopConf())
-      IndexLayout.candidateRoots(outputPath, partitionDepth).find(root => fs.exists(IndexLayout.dirOf(root)))
-    } catch {
-      case NonFatal(_) => None
-    }
+  private def indexRoot(session: SparkSession, outputPath: Path, partitionDepth: Int): Option[Path] = Try {
+    val fs = outputPath.getFileSystem(session.sessionState.newHadoopConf())
+    IndexLayout.candidateRoots(outputPath, partitionDepth).find(root => fs.exists(IndexLayout.dirOf(root)))
+  }.getOrElse(None)
 
   /** Refreshes the index of every indexed table a successful write wrote to. */
   private final class Listener(session: SparkSession) extends QueryExecutionListener {
     override def onSuccess(funcName: String, qe: QueryExecution, durationNs: Long): Unit = {
-      val writes = writesIn(qe)
-      writes.flatMap(w => indexRoot(session, w.outputPath, w.partitionColumns.size)).distinct.foreach { root =>
+      writesIn(qe).flatMap(w => indexRoot(session, w.outputPath, w.partitionColumns.size)).distinct.foreach { root =>
         BloomRuntime.of(session.sparkContext).background.execute(() =>
           try IndexBuilder.build(session, root, None, None)
           catch {
@@ -82,10 +78,7 @@ private[sparkbloom] object IndexMaintenance {
       case DataWritingCommandExec(cmd: InsertIntoHadoopFsRelationCommand, _) => Seq(cmd)
       case result: CommandResultExec => inPlan(result.commandPhysicalPlan)
     }.flatten
-    def inLogical(plan: LogicalPlan): Seq[InsertIntoHadoopFsRelationCommand] = plan.collect {
-      case cmd: InsertIntoHadoopFsRelationCommand => cmd
-    }
     (try inPlan(qe.executedPlan)
-    catch { case NonFatal(_) => Nil }) ++ inLogical(qe.analyzed)
+    catch { case NonFatal(_) => Nil }) ++ qe.analyzed.collect { case cmd: InsertIntoHadoopFsRelationCommand => cmd }
   }
 }

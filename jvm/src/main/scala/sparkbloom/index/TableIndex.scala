@@ -26,19 +26,13 @@ import sparkbloom.warnings.WarnOnce
  * `complete` when every column of the predicate was answered per row group; otherwise the
  * file's own footer and filters may rule out more, and are asked too.
  */
-private[sparkbloom] final case class IndexVerdict(
-    rowGroups: Int,
-    mayMatch: IndexedSeq[Boolean],
-    midpoints: Option[IndexedSeq[Long]],
-    complete: Boolean) {
+private[sparkbloom] final case class IndexVerdict(rowGroups: Int, mayMatch: IndexedSeq[Boolean],
+    midpoints: Option[IndexedSeq[Long]], complete: Boolean) {
   def rulesOutFile: Boolean = rowGroups > 0 && !mayMatch.contains(true)
 }
 
-/** One segment as loaded: its directory, and its files by path relative to the table. */
 private[sparkbloom] final class LoadedSegment(val path: Path, val directory: SegmentDirectory) {
-  private val byPath: Map[String, Int] = directory.files.iterator.zipWithIndex.map { case (f, i) =>
-    f.relativePath -> i
-  }.toMap
+  private val byPath: Map[String, Int] = directory.files.iterator.map(_.relativePath).zipWithIndex.toMap
   def fileOrdinal(relativePath: String): Option[Int] = byPath.get(relativePath)
   def file(ordinal: Int): IndexedFile = directory.files(ordinal)
 }
@@ -67,20 +61,16 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
 
   /** The entry of a listed file whose listing matches it: (segment, file ordinal). */
   def entryOf(status: FileStatus): Option[(Int, Int)] = relativePath(status).flatMap { rel =>
-    var s = segments.size - 1
-    var found: Option[(Int, Int)] = None
-    while (found.isEmpty && s >= 0) {
-      found = segments(s).fileOrdinal(rel).map(s -> _)
-      s -= 1
-    }
-    found.filter { case (seg, f) => segments(seg).file(f).identity.sameListing(status) }
-  }
+    val newestFirst = segments.indices.reverseIterator.map(s => segments(s).fileOrdinal(rel).map(s -> _))
+    newestFirst.collectFirst { case Some(entry) => entry }
+  }.filter { case (s, f) => segments(s).file(f).identity.sameListing(status) }
 
   /** [[entryOf]], with the change time checked too (one `stat` on local file systems). */
-  def freshEntryOf(status: FileStatus): Option[(Int, Int)] = entryOf(status).filter { case (s, f) =>
-    val changeTime = segments(s).file(f).identity.changeTime
-    changeTime < 0 || FileIdentity.changeTimeOf(status.getPath) == changeTime
-  }
+  def freshEntryOf(status: FileStatus): Option[(Int, Int)] =
+    entryOf(status).filter { case (s, f) => unchanged(status, segments(s).file(f)) }
+
+  private def unchanged(status: FileStatus, file: IndexedFile): Boolean =
+    file.identity.changeTime < 0 || FileIdentity.changeTimeOf(status.getPath) == file.identity.changeTime
 
   /**
    * The index's verdicts for the files of a listing, by position in `files`: null for a
@@ -111,9 +101,7 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
         try {
           entryOf(files(i)).flatMap { case (s, f) =>
             val file = segments(s).file(f)
-            answers.verdict(s, f, file).filter { _ =>
-              file.identity.changeTime < 0 || FileIdentity.changeTimeOf(files(i).getPath) == file.identity.changeTime
-            }
+            answers.verdict(s, f, file).filter(_ => unchanged(files(i), file))
           }.orNull
         } catch {
           case NonFatal(e) =>
@@ -132,8 +120,7 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
   /**
    * What the index answers for each leaf of a predicate, worked out up front for every
    * segment, column and shape (a file column's name and type), so that judging a file is
-   * array lookups and can run on many threads. A segment whose bits fail their checksum
-   * answers nothing.
+   * array lookups and can run on many threads.
    */
   private final class Answers(conf: Configuration, caseSensitive: Boolean, legacyCalendarSession: Boolean,
       predicate: PointPredicate) {
@@ -171,8 +158,7 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
         }
       }
 
-    private val calendar: IndexedSeq[Boolean] =
-      leaves.map(in => RowGroupJudge.calendarType(in.dataType))
+    private val calendar: IndexedSeq[Boolean] = leaves.map(in => RowGroupJudge.calendarType(in.dataType))
 
     def verdict(s: Int, f: Int, file: IndexedFile): Option[IndexVerdict] =
       if (brokenSegments.contains(s) || file.rowGroups <= 0) None
@@ -197,27 +183,18 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
       else {
         val columns = segments(s).directory.columns
         val shapes = byShape(l)(s)
-        var c = 0
-        var result: Answer = Maybe
-        var found = false
-        while (!found && c < columns.size) {
-          val entry = columns(c).entries(f)
-          if (entry.units > 0 && entry.shape >= 0) shapes(c)(entry.shape) match {
-            case None =>
-            case Some(units) =>
-              found = true
-              result = units match {
-                case None => Maybe
-                case Some(bits) =>
-                  if (entry.fileLevel) WholeFile(bits.get(entry.firstUnit))
-                  // a unit per row group, or nothing is said: never a unit of another row group
-                  else if (entry.units == file.rowGroups) PerRowGroup(bits, entry.firstUnit)
-                  else Maybe
-              }
-          }
-          c += 1
+        // the first column whose entry for the file is the leaf's column
+        columns.indices.iterator.map(c => (columns(c).entries(f), shapes(c))).collectFirst {
+          case (entry, columnShapes) if entry.units > 0 && entry.shape >= 0 && columnShapes(entry.shape).isDefined =>
+            (entry, columnShapes(entry.shape).get)
+        } match {
+          case Some((entry, Some(bits))) =>
+            if (entry.fileLevel) WholeFile(bits.get(entry.firstUnit))
+            // a unit per row group, or nothing is said: never a unit of another row group
+            else if (entry.units == file.rowGroups) PerRowGroup(bits, entry.firstUnit)
+            else Maybe
+          case _ => Maybe
         }
-        result
       }
 
     /** The units of a column that may hold a value of `in` stored as `primitive`; None if undecidable. */
@@ -227,9 +204,7 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
       else {
         val probes = in.values.map(v => RowGroupJudge.probe(primitive, in.dataType, v))
         if (probes.exists(_.isEmpty)) None
-        else {
-          Some(unitsMayContain(s, c, column, probes.flatMap(_.get.hashes)))
-        }
+        else Some(unitsMayContain(s, c, column, probes.flatMap(_.get.hashes)))
       }
 
     /**
@@ -245,11 +220,9 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
             hashes.distinct.groupBy(SplitBlockBloomFilter.blockIndex(_, column.numBlocks)).foreach {
               case (block, inBlock) =>
                 val row = IndexLayout.readRow(stream(s), segments(s).path, column, block)
-                var u = 0
-                while (u < column.numUnits) {
+                (0 until column.numUnits).foreach { u =>
                   val at = u * SplitBlockBloomFilter.BytesPerBlock
                   if (inBlock.exists(SplitBlockBloomFilter.blockMightContain(row, at, _))) units.set(u)
-                  u += 1
                 }
             }
           } catch {
@@ -318,14 +291,12 @@ private[sparkbloom] object TableIndex {
     try {
       val fs = dir.getFileSystem(conf)
       if (!fs.exists(dir)) return None
-      IndexLayout.latestManifest(fs, dir).flatMap { case (manifestPath, version) =>
+      IndexLayout.latestManifest(fs, dir).map { case (manifestPath, version) =>
         val key = fs.makeQualified(dir).toString
-        val cached = loaded.get(key)
-        if (cached.exists(_.manifest.version == version)) cached
-        else {
+        loaded.get(key).filter(_.manifest.version == version).getOrElse {
           val index = load(fs, fs.makeQualified(root), dir, manifestPath, version)
           loaded.put(key, index)
-          Some(index)
+          index
         }
       }
     } catch {
