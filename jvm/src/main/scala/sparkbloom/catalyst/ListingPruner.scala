@@ -102,7 +102,6 @@ private[sparkbloom] final class ListingPruner(
    */
   def plannedSize: Option[Long] = plannedBytes
 
-  /** What the last listing decided, if the scan was listed. */
   def lastStats: Option[PruningStats] = last.map(_.stats)
 
   /** The task readers the files of the last listing need: asked when a scan is executed, no I/O. */
@@ -131,10 +130,7 @@ private[sparkbloom] final class ListingPruner(
     listed.listing
   }
 
-  /**
-   * What the listing for these filters decides, without making it the session's last
-   * pruning: EXPLAIN and the UI render plans at any time, and a scan shown is not a scan run.
-   */
+  /** The decision without making it the session's last pruning: a plan rendered or sized is not a scan run. */
   def describe(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
       listAll: => Seq[PartitionDirectory]): PruningStats = decide(partitionFilters, dataFilters)(listAll).stats
 
@@ -158,11 +154,7 @@ private[sparkbloom] final class ListingPruner(
       keys: JoinKeys.Runtime): (Seq[PartitionDirectory], PruningStats, Seq[PartitionedFile]) = {
     val conf = session.sessionState.conf
     val predicate = (PointPredicate.fromFilters(ListingPruner.onDataColumns(dataFilters, partitionColumns()))
-      .toSeq ++ keys.predicate) match {
-      case Seq() => None
-      case Seq(single) => Some(single)
-      case both => Some(PointPredicate.All(both))
-    }
+      .toSeq ++ keys.predicate).reduceOption((literals, joined) => PointPredicate.All(Seq(literals, joined)))
     val files = listed.flatMap(_.files.map(_.fileStatus)).toIndexedSeq
     val inFiles = predicate.flatMap(fileColumns.resolve)
     if (!SparkBloomConf.enabled(conf) || inFiles.isEmpty) {
