@@ -16,8 +16,7 @@ private[sparkbloom] object FilterSupport {
    * The timestamp type a write that filters a timestamp column uses instead of `configured`
    * (a `spark.sql.parquet.outputTimestampType` value): INT96 cannot carry a filter, so it
    * becomes TIMESTAMP_MICROS, which every reader (Spark included) reads as the same instant.
-   * The one place this is decided: the write's planning resolves its options with it, and
-   * the write itself switches to it.
+   * The one place this is decided, for the write's planning and for the write itself.
    */
   def filterableTimestampType(configured: String): String =
     if (configured.equalsIgnoreCase("INT96")) "TIMESTAMP_MICROS" else configured.toUpperCase(java.util.Locale.ROOT)

@@ -35,10 +35,7 @@ private[sparkbloom] object LiteralProbe {
   private type Stored = Option[Seq[Any]]
 
   def hashes(column: PrimitiveType, literalType: DataType, literal: Any): ProbeHashes =
-    storedValues(column, literalType, literal) match {
-      case Some(values) => AnyOf(values.map(hashStored))
-      case None => Undecidable
-    }
+    storedValues(column, literalType, literal).fold[ProbeHashes](Undecidable)(values => AnyOf(values.map(hashStored)))
 
   /**
    * The literal as the column stores it, in parquet-java's value classes (Integer, Long,
@@ -67,8 +64,7 @@ private[sparkbloom] object LiteralProbe {
    * UUIDs) or the column carries no filter we judge.
    */
   def textCastType(column: PrimitiveType): Option[DataType] = {
-    val annotation = column.getLogicalTypeAnnotation
-    (column.getPrimitiveTypeName, annotation) match {
+    (column.getPrimitiveTypeName, column.getLogicalTypeAnnotation) match {
       case (_, d: DecimalLogicalTypeAnnotation) => Some(DecimalType(d.getPrecision, d.getScale))
       case (INT32, _: DateLogicalTypeAnnotation) => Some(DateType)
       case (INT64, t: TimestampLogicalTypeAnnotation) =>
@@ -138,9 +134,8 @@ private[sparkbloom] object LiteralProbe {
         if (asFloat) Some(Seq(Float.box(0.0f), Float.box(-0.0f))) else Some(Seq(Double.box(0.0), Double.box(-0.0)))
       case Some(v) if asFloat =>
         if (v.toFloat.toDouble == v && exactlyFrom(literalType, literal, v)) Some(Seq(Float.box(v.toFloat))) else None
-      case Some(v) =>
-        if (exactlyFrom(literalType, literal, v)) Some(Seq(Double.box(v))) else None
-      case None => None
+      case Some(v) if exactlyFrom(literalType, literal, v) => Some(Seq(Double.box(v)))
+      case _ => None
     }
   }
 
@@ -155,8 +150,7 @@ private[sparkbloom] object LiteralProbe {
 
   private def byteArray(annotation: LogicalTypeAnnotation, literalType: DataType, literal: Any): Stored =
     annotation match {
-      case _: DecimalLogicalTypeAnnotation =>
-        None // variable-width decimals: writers may pad, so the bytes are not unique
+      case _: DecimalLogicalTypeAnnotation => None // variable-width decimals: writers may pad, bytes are not unique
       case null | _: StringLogicalTypeAnnotation | _: EnumLogicalTypeAnnotation | _: JsonLogicalTypeAnnotation |
           _: BsonLogicalTypeAnnotation =>
         bytesOf(literalType, literal).map(b => Seq(Binary.fromConstantByteArray(b)))
@@ -169,15 +163,13 @@ private[sparkbloom] object LiteralProbe {
         storedDecimal(literalType, literal, d.getScale).flatMap(DecimalBytes.fixedWidth(_, width))
           .map(b => Seq(Binary.fromConstantByteArray(b)))
       case null | _: UUIDLogicalTypeAnnotation =>
-        bytesOf(literalType, literal).filter(_.length == width)
-          .map(b => Seq(Binary.fromConstantByteArray(b)))
+        bytesOf(literalType, literal).filter(_.length == width).map(b => Seq(Binary.fromConstantByteArray(b)))
       case _ => None // FLOAT16, INTERVAL: equality is not byte equality
     }
 
   /** Bytes of a string or binary literal; None for strings whose equality is not bytewise. */
   private def bytesOf(literalType: DataType, literal: Any): Option[Array[Byte]] = literalType match {
-    case s: StringType if SparkShims.bytewiseEquality(s) =>
-      Some(literal.asInstanceOf[UTF8String].getBytes)
+    case s: StringType if SparkShims.bytewiseEquality(s) => Some(literal.asInstanceOf[UTF8String].getBytes)
     case BinaryType => Some(literal.asInstanceOf[Array[Byte]])
     case _ => None
   }
@@ -190,10 +182,7 @@ private[sparkbloom] object LiteralProbe {
     case LongType => Some(BigInteger.valueOf(literal.asInstanceOf[Long]))
     case _: DecimalType => unscaled(literalType, literal, 0)
     case FloatType | DoubleType =>
-      val d = literalType match {
-        case FloatType => literal.asInstanceOf[Float].toDouble
-        case _ => literal.asInstanceOf[Double]
-      }
+      val d = if (literalType == FloatType) literal.asInstanceOf[Float].toDouble else literal.asInstanceOf[Double]
       if (d.isNaN || d.isInfinite || d != math.rint(d)) None
       else Some(new JBigDecimal(d).toBigIntegerExact)
     case _ => None

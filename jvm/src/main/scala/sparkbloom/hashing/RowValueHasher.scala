@@ -40,10 +40,8 @@ private[sparkbloom] object RowValueHasher {
    */
   def forType(dataType: DataType, timestampOutput: String, legacyFormat: Boolean,
       rebase: Rebase = Rebase.None): Either[String, RowValueHasher] =
-    FilterSupport.unsupportedReason(dataType, timestampOutput) match {
-      case Some(reason) => Left(reason)
-      case None => Right(build(dataType, timestampOutput, legacyFormat, rebase))
-    }
+    FilterSupport.unsupportedReason(dataType, timestampOutput)
+      .toLeft(build(dataType, timestampOutput, legacyFormat, rebase))
 
   private def build(
       dataType: DataType, timestampOutput: String, legacyFormat: Boolean, rebase: Rebase): RowValueHasher =

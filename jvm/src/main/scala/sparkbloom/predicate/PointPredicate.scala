@@ -35,12 +35,10 @@ private[sparkbloom] object PointPredicate {
   }
 
   /** The predicate all of `filters` (a scan's conjuncts) imply, if any. */
-  def fromFilters(filters: Seq[Expression]): Option[PointPredicate] =
-    filters.flatMap(convert) match {
-      case Seq() => None
-      case Seq(single) => Some(single)
-      case many => Some(All(many))
-    }
+  def fromFilters(filters: Seq[Expression]): Option[PointPredicate] = all(filters.flatMap(convert))
+
+  private def all(children: Seq[PointPredicate]): Option[PointPredicate] =
+    if (children.lengthCompare(1) > 0) Some(All(children)) else children.headOption
 
   /**
    * `column` equals one of `values` (Catalyst values of its type, as a join's other side
@@ -59,25 +57,16 @@ private[sparkbloom] object PointPredicate {
   def resolved(predicate: PointPredicate)(resolve: ColumnIn => Option[ColumnIn]): Option[PointPredicate] =
     predicate match {
       case in: ColumnIn => resolve(in)
-      case All(children) => children.flatMap(resolved(_)(resolve)) match {
-          case Seq() => None
-          case Seq(single) => Some(single)
-          case many => Some(All(many))
-        }
+      case All(children) => all(children.flatMap(resolved(_)(resolve)))
       case AnyOf(children) =>
         val each = children.map(resolved(_)(resolve))
         if (each.forall(_.isDefined)) Some(AnyOf(each.flatten)) else None
     }
 
-  /** Whether `e` is a column: an attribute, or a struct field under one. */
   def isColumn(e: Expression): Boolean = ColumnPath.unapply(e).isDefined
 
   private def convert(e: Expression): Option[PointPredicate] = e match {
-    case And(left, right) =>
-      (convert(left), convert(right)) match {
-        case (Some(l), Some(r)) => Some(All(Seq(l, r)))
-        case (l, r) => l.orElse(r)
-      }
+    case And(left, right) => all(convert(left).toSeq ++ convert(right))
     case Or(left, right) =>
       for (l <- convert(left); r <- convert(right)) yield AnyOf(Seq(l, r))
     case EqualTo(ColumnPath(path, t), Literal(v, lt)) if v != null && lt == t => Some(ColumnIn(path, t, Seq(v)))

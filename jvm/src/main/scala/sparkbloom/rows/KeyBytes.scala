@@ -5,8 +5,8 @@ package sparkbloom.rows
 /**
  * The byte values a key column's rows are looked up by (the plain encodings of `BINARY` or
  * `FIXED_LEN_BYTE_ARRAY` probe values, without length prefix), asked of values where they lie
- * in a page. Comparing bytes costs ~6 ns a 36-byte value where hashing it costs ~35
- * (measured 2026-11-24, commit dafbc8c): on a 128 MB row group that is most of what hashing the key column took.
+ * in a page. Comparing bytes costs ~6 ns a 36-byte value where hashing it costs ~35 (measured
+ * 2026-11-24, commit dafbc8c): on a 128 MB row group, most of what hashing the key column took.
  *
  * Values are found by a table indexed by their length and their first and last eight bytes,
  * so a value of the page usually costs one table read. Keys that crowd one slot (values that
@@ -30,7 +30,6 @@ private[sparkbloom] final class KeyBytes(val values: Array[Array[Byte]]) extends
   /** Whether looking values up here stays one or a few comparisons a value, whatever the page holds. */
   def usable: Boolean = table.forall(s => s == null || s.length <= MaxPerSlot)
 
-  /** Whether `bytes(at until at + length)` is one of the values. */
   def contains(bytes: Array[Byte], at: Int, length: Int): Boolean = {
     val candidates = table(slot(bytes, at, length, bits))
     var found = false
@@ -86,5 +85,4 @@ private[sparkbloom] object KeyBytes {
       }
     ((mixed + length) * 0x9e3779b97f4a7c15L >>> (64 - bits)).toInt
   }
-
 }

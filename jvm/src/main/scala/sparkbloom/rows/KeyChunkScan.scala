@@ -38,9 +38,7 @@ private[rows] object KeyChunkScan {
   /** Calls `each(row)` for every row of the chunk whose pages `reader` reads and whose value's hash is one of `keys`. */
   def foreachMatch(reader: PageReader, column: ColumnDescriptor, keys: RowKeys)(each: Int => Unit): Unit = {
     val typeName = column.getPrimitiveType.getPrimitiveTypeName
-    val dictionaryPage = reader.readDictionaryPage()
-    val dictionary =
-      if (dictionaryPage == null) null else dictionaryPage.getEncoding.initDictionary(column, dictionaryPage)
+    val dictionary = Option(reader.readDictionaryPage()).map(p => p.getEncoding.initDictionary(column, p)).orNull
     lazy val matchingIds =
       Array.tabulate(dictionary.getMaxId + 1)(id => keys.contains(entryHash(dictionary, typeName, id)))
     // a PLAIN value's bytes: a number's 4 or 8 (hashed as that int or long, which is the
@@ -51,9 +49,8 @@ private[rows] object KeyChunkScan {
       case FIXED_LEN_BYTE_ARRAY => (column.getPrimitiveType.getTypeLength, false)
       case _ => (-1, false)
     }
-    // byte arrays are compared with the keys' own bytes where the keys came with them
+    // where the keys came with their bytes (byte arrays) or bits (numbers), values are compared with those
     val byValue = if (number) null else keys.byValue.orNull
-    // and numbers with the keys' bits, where the keys came with them
     val byNumber = if (number) keys.byNumber.filter(_.width == width).orNull else null
     val maxDefinition = column.getMaxDefinitionLevel
     var firstRow = 0
@@ -182,5 +179,4 @@ private[rows] object KeyChunkScan {
       buffer.duplicate().get(copy)
       ByteBuffer.wrap(copy)
     }
-
 }

@@ -7,9 +7,9 @@ import sparkbloom.sbbf.XxHash64
 /**
  * The numbers a key column's rows are looked up by: the plain encodings of `INT32`, `FLOAT`
  * (4 bytes) or `INT64`, `DOUBLE` (8 bytes) probe values, as raw bits, compared with a page's
- * values where they lie. A compare costs ~1 ns a value where hashing one and searching the
- * keys' hashes cost ~8 (measured 2026-11-25, commit 2d56ff7): on a 128 MB row group of `user_id`s, a third of
- * the key scan.
+ * values where they lie. A compare costs ~1 ns a value where hashing one and searching the keys'
+ * hashes cost ~8 (measured 2026-11-25, commit 2d56ff7): a third of the key scan on a 128 MB row
+ * group of `user_id`s.
  *
  * @param width 4 or 8: the bytes of one value
  * @param bits  each probe value's bits (a 4-byte value sign-extended), ascending
@@ -34,21 +34,13 @@ private[sparkbloom] final class KeyNumbers private (val width: Int, val bits: Ar
 private[sparkbloom] object KeyNumbers {
 
   /** The stored probe values' bits, if they are all numbers of one width. */
-  def of(stored: Seq[Any]): Option[KeyNumbers] = {
-    val widthAndBits = stored.map {
-      case i: java.lang.Integer => Some(4 -> i.longValue)
-      case f: java.lang.Float => Some(4 -> java.lang.Float.floatToRawIntBits(f).toLong)
-      case l: java.lang.Long => Some(8 -> l.longValue)
-      case d: java.lang.Double => Some(8 -> java.lang.Double.doubleToRawLongBits(d))
-      case _ => None
-    }
-    if (stored.isEmpty || widthAndBits.exists(_.isEmpty)) None
-    else {
-      val flat = widthAndBits.flatten
-      val widths = flat.map(_._1).distinct
-      if (widths.size != 1) None else Some(new KeyNumbers(widths.head, flat.map(_._2).distinct.sorted.toArray))
-    }
-  }
+  def of(stored: Seq[Any]): Option[KeyNumbers] = union(stored.map {
+    case i: java.lang.Integer => Some(new KeyNumbers(4, Array(i.longValue)))
+    case f: java.lang.Float => Some(new KeyNumbers(4, Array(java.lang.Float.floatToRawIntBits(f).toLong)))
+    case l: java.lang.Long => Some(new KeyNumbers(8, Array(l.longValue)))
+    case d: java.lang.Double => Some(new KeyNumbers(8, Array(java.lang.Double.doubleToRawLongBits(d))))
+    case _ => None
+  })
 
   /** The numbers of all `sets`, if each has them and they share a width (`k = 1 OR k = 2`). */
   def union(sets: Seq[Option[KeyNumbers]]): Option[KeyNumbers] =

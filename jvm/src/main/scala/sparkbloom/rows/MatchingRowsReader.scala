@@ -34,9 +34,8 @@ import sparkbloom.warnings.WarnOnce
  * anything does not fit (another reader, a file without offset indexes, a nested or
  * repeated key column, a failure), the reader is left exactly as Spark made it.
  *
- * [[narrow]] is the one way into this package, so that late materialization can be turned
- * off, reviewed or removed in one place. The driver's side (`sparkbloom.read`) builds the
- * [[RowKeys]] it hands here and depends on this package; nothing here depends on `read`.
+ * [[narrow]] is the one way in, so late materialization can be turned off, reviewed or
+ * removed in one place. `sparkbloom.read` builds the [[RowKeys]]; nothing here depends on it.
  */
 private[sparkbloom] object MatchingRowsReader {
   private val log = LoggerFactory.getLogger(getClass)
@@ -195,7 +194,6 @@ private[sparkbloom] object MatchingRowsReader {
 
     def isSparksRowGroupReader(r: AnyRef): Boolean = r != null && r.getClass == sparksImpl
 
-    /** The instance fields of `c` and its superclasses that hold objects, made accessible. */
     def fieldsOf(c: Class[_]): Seq[Field] =
       Iterator.iterate[Class[_]](c)(_.getSuperclass).takeWhile(_ != null).flatMap(_.getDeclaredFields)
         .filter(f => !java.lang.reflect.Modifier.isStatic(f.getModifiers) && !f.getType.isPrimitive)

@@ -9,14 +9,11 @@ import org.apache.spark.{SparkConf, SparkContext, SparkEnv}
 import org.apache.spark.scheduler.{SparkListener, SparkListenerApplicationEnd}
 
 /**
- * Everything sparkbloom keeps between queries, one per SparkContext on the driver and one
- * per executor: the footer and filter cache, loaded table indexes, warnings already logged,
- * each session's last pruning, the threads that read footers and the one that refreshes
- * indexes. Each part is bounded and sized from the application's settings, read once when
- * the runtime is made ([[RuntimeSettings]]), so sessions with other settings share it
- * without resizing it under each other. `CLEAR CACHE` and `REFRESH` reach every part
- * ([[clear]], [[invalidate]]); the end of the application closes them all, and a new
- * SparkContext in the same JVM gets a new runtime.
+ * Everything sparkbloom keeps between queries (caches, loaded indexes, warnings logged,
+ * threads), one per SparkContext on the driver and one per executor. Each part is bounded
+ * and sized from the application's settings, read once ([[RuntimeSettings]]), so sessions
+ * with other settings share it without resizing it under each other. The end of the
+ * application closes it; a new SparkContext in the same JVM gets a new runtime.
  *
  * The parts live with the packages that use them ([[RuntimePart]]): this one knows only
  * their lifecycle, so every package may depend on it and it on none of them.
@@ -85,19 +82,15 @@ private[sparkbloom] object BloomRuntime {
    */
   def get: BloomRuntime = {
     val env = SparkEnv.get
-    val (owner, runtime) = current
-    if (runtime != null && (owner eq env) && !runtime.isClosed) runtime
-    else
-      synchronized {
-        val (owner, runtime) = current
-        if (runtime != null && (owner eq env) && !runtime.isClosed) runtime
-        else {
-          if (runtime != null) runtime.close()
-          val made = new BloomRuntime(RuntimeSettings.of(Option(env).fold(new SparkConf(false))(_.conf)))
-          current = (env, made)
-          made
-        }
+    def live(c: (SparkEnv, BloomRuntime)) = Option(c._2).filter(runtime => (c._1 eq env) && !runtime.isClosed)
+    live(current).getOrElse(synchronized {
+      live(current).getOrElse {
+        Option(current._2).foreach(_.close())
+        val made = new BloomRuntime(RuntimeSettings.of(Option(env).fold(new SparkConf(false))(_.conf)))
+        current = (env, made)
+        made
       }
+    })
   }
 
   /** The driver's runtime for `sc`, closed when its application ends. */

@@ -27,7 +27,7 @@ private[sparkbloom] object FilterEstimates {
       while (w < WordsPerBlock) {
         var word = 0
         var source = target * factor
-        while (source < (target + 1) * factor) { word |= filter.word((source << 3) + w); source += 1 }
+        while (source < (target + 1) * factor) { word |= filter.words((source << 3) + w); source += 1 }
         product *= Integer.bitCount(word) / 32.0
         w += 1
       }
@@ -50,7 +50,7 @@ private[sparkbloom] object FilterEstimates {
     while (block < filter.numBlocks) {
       var bits = 0
       var w = 0
-      while (w < WordsPerBlock) { bits += Integer.bitCount(filter.word((block << 3) + w)); w += 1 }
+      while (w < WordsPerBlock) { bits += Integer.bitCount(filter.words((block << 3) + w)); w += 1 }
       val fill = math.min(bits, 255.5) / 256.0
       total += math.log(1 - fill) / logMiss
       block += 1

@@ -17,15 +17,11 @@ private[sparkbloom] object FilterSizing {
 
   private val LogMissPerWord = math.log(31.0 / 32.0)
 
-  /** Probability that a block holding `k` values answers "maybe" for an absent value. */
-  def blockFpp(k: Double): Double = math.pow(1 - math.exp(k * LogMissPerWord), 8)
-
-  /** False-positive probability of `numBlocks` blocks holding `distinctValues` values. */
   def falsePositiveProbability(distinctValues: Long, numBlocks: Long): Double = {
     require(distinctValues >= 0, s"distinct values must be >= 0, got $distinctValues")
     require(numBlocks >= 1, s"block count must be >= 1, got $numBlocks")
     if (distinctValues == 0) return 0.0
-    poissonAverage(distinctValues.toDouble / numBlocks, blockFpp)
+    poissonAverage(distinctValues.toDouble / numBlocks, k => math.pow(1 - math.exp(k * LogMissPerWord), 8))
   }
 
   /** `sum_k Poisson(k; lambda) * f(k)`, summed outwards from the mode until terms vanish. */
@@ -34,8 +30,7 @@ private[sparkbloom] object FilterSizing {
     // 2^53 a step k + 1 would not move k: such loads come only from sizes far too small.
     if (lambda > 1e9) return f(lambda)
     val mode = math.floor(lambda)
-    val logPmfAtMode = -lambda + mode * math.log(lambda) - logFactorial(mode)
-    val pmfAtMode = math.exp(logPmfAtMode)
+    val pmfAtMode = math.exp(-lambda + mode * math.log(lambda) - logFactorial(mode))
     var sum = pmfAtMode * f(mode)
     var mass = pmfAtMode
     // Upwards: pmf(k+1) = pmf(k) * lambda / (k+1).
@@ -82,7 +77,6 @@ private[sparkbloom] object FilterSizing {
     while (hi < BeyondAnyFilter && falsePositiveProbability(distinctValues, hi) > fpp) hi *= 2
     if (hi == BeyondAnyFilter) return BeyondAnyFilter
     var lo = hi / 2 + 1
-    if (hi == 1) return 1L
     while (lo < hi) {
       val mid = lo + (hi - lo) / 2
       if (falsePositiveProbability(distinctValues, mid) <= fpp) hi = mid else lo = mid + 1
@@ -139,9 +133,6 @@ private[sparkbloom] object FilterSizing {
     (blocks * BytesPerBlock).toInt
   }
 
-  /** A row group's filter may take at most this share of the row group's bytes by default. */
-  val RowGroupShare: Int = 16
-
   /** The floor of the default ceiling: what small row groups may still use. */
   val MinDefaultCeiling: Int = 1024 * 1024
 
@@ -153,17 +144,15 @@ private[sparkbloom] object FilterSizing {
    * ~6 % to its row group (bench/README.md, "Row groups of 128 MB: the default ceiling").
    */
   def rowGroupCeiling(rowGroupBytes: Long): Int = {
-    val share = largestPowerOfTwoAtMost(math.max(1L, rowGroupBytes / RowGroupShare))
+    val share = largestPowerOfTwoAtMost(math.max(1L, rowGroupBytes / 16))
     math.min(math.max(share, MinDefaultCeiling.toLong), 128L * 1024 * 1024).toInt
   }
 
-  /** The smallest power of two at least `n` (`n >= 1`). */
   private[sparkbloom] def nextPowerOfTwo(n: Long): Long = {
     require(n >= 1 && n <= (1L << 62), s"no power of two to round $n up to")
     if (java.lang.Long.bitCount(n) == 1) n else java.lang.Long.highestOneBit(n) << 1
   }
 
-  /** The largest power of two at most `n` (`n >= 1`). */
   private[sparkbloom] def largestPowerOfTwoAtMost(n: Long): Long = {
     require(n >= 1, s"no power of two is at most $n")
     java.lang.Long.highestOneBit(n)

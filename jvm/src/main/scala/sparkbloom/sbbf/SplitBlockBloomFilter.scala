@@ -10,10 +10,9 @@ import java.nio.{ByteBuffer, ByteOrder}
  * Bit-compatible with the Parquet spec and parquet-java's `BlockSplitBloomFilter`: the
  * block is chosen by the high 32 bits of the hash, `((h >>> 32) * numBlocks) >>> 32`,
  * and the low 32 bits set one bit in each of the block's words through eight odd salts.
- * Any block count from 1 up to what the header's i32 `numBytes` can describe is allowed
- * here, and parquet-java, DuckDB and arrow-rs read any multiple of 32 bytes; but
- * parquet-java writes only powers of two, and Arrow C++ and Velox reject any other length,
- * so writes use powers of two unless exact sizes are asked for.
+ * Any block count up to what the header's i32 `numBytes` can describe is allowed here;
+ * writes keep to powers of two (as parquet-java does) unless asked for exact sizes, as Arrow
+ * C++ and Velox reject other lengths (parquet-java, DuckDB and arrow-rs read any).
  *
  * Not thread-safe for `insert`; `mightContain` may run from many threads once filled.
  */
@@ -24,7 +23,6 @@ private[sparkbloom] final class SplitBlockBloomFilter private (private[sbbf] val
 
   def numBytes: Int = words.length * 4
 
-  /** Adds the value whose XXH64 hash is `hash`. */
   def insert(hash: Long): Unit = {
     val base = blockIndex(hash, numBlocks) << 3
     val key = hash.toInt
@@ -66,25 +64,14 @@ private[sparkbloom] final class SplitBlockBloomFilter private (private[sbbf] val
       require(targetBlocks % numBlocks == 0, s"cannot resize $numBlocks blocks to $targetBlocks: it must be a multiple")
       val factor = targetBlocks / numBlocks
       val grown = new Array[Int](targetBlocks * WordsPerBlock)
-      var block = 0
-      while (block < targetBlocks) {
+      for (block <- 0 until targetBlocks)
         System.arraycopy(words, (block / factor) << 3, grown, block << 3, WordsPerBlock)
-        block += 1
-      }
       new SplitBlockBloomFilter(grown)
     }
 
-  /** Adds every value of `other`, a filter of the same size (for example another task's). */
-  def union(other: SplitBlockBloomFilter): Unit = {
-    require(other.numBlocks == numBlocks, s"cannot union $numBlocks blocks with ${other.numBlocks}")
-    var i = 0
-    while (i < words.length) { words(i) |= other.words(i); i += 1 }
-  }
-
   /**
-   * This filter folded to `targetBlocks` blocks, which must divide `numBlocks`.
-   *
-   * Block `b` of `z` blocks lands in block `b / c` of `z / c` blocks, because
+   * This filter folded to `targetBlocks` blocks, which must divide `numBlocks`. Block `b` of
+   * `z` blocks lands in block `b / c` of `z / c` blocks, because
    * `floor(floor(x * z / 2^32) / c) == floor(x * (z / c) / 2^32)`. So OR-ing each run of
    * `c` consecutive blocks gives exactly the filter that inserting the same hashes into
    * `z / c` blocks would give: folding loses nothing a smaller filter would have kept.
@@ -92,7 +79,7 @@ private[sparkbloom] final class SplitBlockBloomFilter private (private[sbbf] val
   def foldTo(targetBlocks: Int): SplitBlockBloomFilter = {
     require(targetBlocks >= 1 && numBlocks % targetBlocks == 0,
       s"cannot fold $numBlocks blocks to $targetBlocks: it must divide the block count")
-    if (targetBlocks == numBlocks) return copy()
+    if (targetBlocks == numBlocks) return new SplitBlockBloomFilter(words.clone())
     val factor = numBlocks / targetBlocks
     val folded = new Array[Int](targetBlocks * WordsPerBlock)
     var block = 0
@@ -107,19 +94,14 @@ private[sparkbloom] final class SplitBlockBloomFilter private (private[sbbf] val
   }
 
   /**
-   * The smallest fold of this filter (over the divisors of its block count within
-   * `[minBlocks, maxBlocks]`) whose false-positive probability, measured on its own bits,
-   * is at most `targetFpp`; the largest allowed fold when none meets the target (the
-   * ceiling wins over the fpp, as in parquet-java). This filter itself when no fold is
-   * smaller.
+   * The smallest fold to a divisor of the block count within `[minBlocks, maxBlocks]` whose
+   * fpp, measured on its own bits, is at most `targetFpp`; else the largest allowed fold (the
+   * ceiling wins over the fpp, as in parquet-java). This filter itself when no fold is smaller.
    */
   def foldedToFpp(targetFpp: Double, minBlocks: Int = 1, maxBlocks: Int = Int.MaxValue): SplitBlockBloomFilter = {
-    require(targetFpp > 0 && targetFpp < 1, s"fpp must be strictly between 0 and 1, got $targetFpp")
-    val allowed = divisors(numBlocks).filter(d => d <= maxBlocks)
-    val candidates = allowed.filter(_ >= minBlocks) match {
-      case Seq() => IndexedSeq(allowed.last)
-      case some => some
-    }
+    FilterSizing.requireFpp(targetFpp)
+    val allowed = divisors(numBlocks).filter(_ <= maxBlocks)
+    val candidates = Some(allowed.filter(_ >= minBlocks)).filter(_.nonEmpty).getOrElse(IndexedSeq(allowed.last))
     // The fpp of a fold grows as the fold gets smaller; binary search over the sorted
     // divisors for the smallest that still meets the target.
     var lo = 0
@@ -135,16 +117,12 @@ private[sparkbloom] final class SplitBlockBloomFilter private (private[sbbf] val
     if (candidates(hi) == numBlocks) this else foldTo(candidates(hi))
   }
 
-  def copy(): SplitBlockBloomFilter = new SplitBlockBloomFilter(words.clone())
-
   /** The on-disk bitset: the words in little-endian order, `numBytes` bytes. */
   def toBitset: Array[Byte] = {
     val buffer = ByteBuffer.allocate(numBytes).order(ByteOrder.LITTLE_ENDIAN)
     buffer.asIntBuffer().put(words)
     buffer.array()
   }
-
-  private[sbbf] def word(i: Int): Int = words(i)
 
   override def equals(other: Any): Boolean = other match {
     case that: SplitBlockBloomFilter => java.util.Arrays.equals(words, that.words)
@@ -160,7 +138,6 @@ private[sparkbloom] object SplitBlockBloomFilter {
   val BytesPerBlock: Int = 32
   val WordsPerBlock: Int = 8
 
-  /** The spec's smallest filter: one block. */
   val MinBytes: Int = BytesPerBlock
 
   /** The largest bitset the header's i32 `numBytes` can describe, in whole blocks. */
@@ -185,10 +162,7 @@ private[sparkbloom] object SplitBlockBloomFilter {
   private final val Salt6 = 0x9efc4947
   private final val Salt7 = 0x5c6bfb31
 
-  /** The salts in word order, for code that needs them as data. */
-  def salts: IndexedSeq[Int] = IndexedSeq(Salt0, Salt1, Salt2, Salt3, Salt4, Salt5, Salt6, Salt7)
-
-  private val SaltArray: Array[Int] = salts.toArray
+  private val SaltArray: Array[Int] = Array(Salt0, Salt1, Salt2, Salt3, Salt4, Salt5, Salt6, Salt7)
 
   /** Block of `hash` among `numBlocks`: the spec's multiply-shift of the high 32 bits. */
   @inline def blockIndex(hash: Long, numBlocks: Int): Int =
@@ -197,13 +171,10 @@ private[sparkbloom] object SplitBlockBloomFilter {
   /** The spec's `mask(x)`: one bit per word, chosen by the salted low 32 bits of the hash. */
   def mask(hash: Long): Array[Int] = {
     val key = hash.toInt
-    salts.map(salt => 1 << ((key * salt) >>> 27)).toArray
+    SaltArray.map(salt => 1 << ((key * salt) >>> 27))
   }
 
-  /**
-   * Whether the 32-byte block at `offset` of `bytes` (little-endian words, as on disk)
-   * holds every bit of `hash`'s mask: [[mightContain]] for a block already chosen.
-   */
+  /** [[mightContain]] for a block already chosen: the 32-byte block at `offset` of on-disk `bytes`. */
   def blockMightContain(bytes: Array[Byte], offset: Int, hash: Long): Boolean = {
     val key = hash.toInt
     var w = 0
@@ -217,7 +188,6 @@ private[sparkbloom] object SplitBlockBloomFilter {
     true
   }
 
-  /** An empty filter of `numBlocks` blocks. */
   def withBlocks(numBlocks: Int): SplitBlockBloomFilter = {
     require(numBlocks >= 1 && numBlocks <= MaxBytes / BytesPerBlock,
       s"block count must be between 1 and ${MaxBytes / BytesPerBlock}, got $numBlocks")
@@ -225,27 +195,15 @@ private[sparkbloom] object SplitBlockBloomFilter {
   }
 
   /**
-   * An empty filter of the smallest whole number of blocks whose false-positive
-   * probability for `distinctValues` values meets `fpp` under the exact model (see
-   * [[FilterSizing]]), kept within `[minBytes, maxBytes]`.
+   * An empty filter of the smallest size meeting `fpp` for `distinctValues` ([[FilterSizing]]),
+   * within `[minBytes, maxBytes]`: any whole number of blocks, or (`powerOfTwo...`) a power of
+   * two of blocks, the only sizes every reader accepts (Arrow C++ and Velox reject others).
    */
-  def forDistinctValues(
-      distinctValues: Long,
-      fpp: Double,
-      minBytes: Int = MinBytes,
+  def forDistinctValues(distinctValues: Long, fpp: Double, minBytes: Int = MinBytes,
       maxBytes: Int = DefaultMaxBytes): SplitBlockBloomFilter =
     withBlocks(FilterSizing.optimalNumBytes(distinctValues, fpp, minBytes, maxBytes) / BytesPerBlock)
 
-  /**
-   * An empty filter of the smallest power-of-two block count meeting `fpp` for
-   * `distinctValues` under the exact model, kept within the powers of two inside
-   * `[minBytes, maxBytes]`: the only sizes every reader accepts (Arrow C++ and Velox
-   * reject other bitset lengths).
-   */
-  def powerOfTwoForDistinctValues(
-      distinctValues: Long,
-      fpp: Double,
-      minBytes: Int = MinBytes,
+  def powerOfTwoForDistinctValues(distinctValues: Long, fpp: Double, minBytes: Int = MinBytes,
       maxBytes: Int = DefaultMaxBytes): SplitBlockBloomFilter =
     withBlocks(FilterSizing.optimalPowerOfTwoBytes(distinctValues, fpp, minBytes, maxBytes) / BytesPerBlock)
 

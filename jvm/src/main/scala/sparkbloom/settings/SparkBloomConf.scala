@@ -110,17 +110,11 @@ object SparkBloomConf {
   private[sparkbloom] def register(): Unit = ()
 
   def executorProbingAbove(conf: SQLConf): Int = ExecutorProbingAbove.in(conf)
-
   def indexEnabled(conf: SQLConf): Boolean = IndexEnabled.in(conf)
-
   def joinEnabled(conf: SQLConf): Boolean = JoinEnabled.in(conf)
-
   def joinMaxKeys(conf: SQLConf): Int = JoinMaxKeys.in(conf)
-
   def enabled(conf: SQLConf): Boolean = Enabled.in(conf)
-
   def pruneFiles(conf: SQLConf): Boolean = PruneFiles.in(conf)
-
   def pruneRowGroups(conf: SQLConf): Boolean = PruneRowGroups.in(conf)
 
   /** The smallest row group in which rows are narrowed; None when they never are. */

@@ -31,7 +31,6 @@ private[sparkbloom] class WarnOnce(val maxKeys: Int) extends RuntimePart {
   private val full = new AtomicBoolean(false)
   private val quiet: Logger = LoggerFactory.getLogger(classOf[WarnOnce])
 
-  /** Logs `message` to `log` unless `key` was warned about before; true when it logged. */
   def apply(log: Logger, key: String, message: => String): Boolean =
     if (seen.size < maxKeys) { val first = seen.add(key); if (first) log.warn(message); first }
     else {

@@ -16,10 +16,7 @@ import sparkbloom.hashing.FilterSupport
  */
 private[sparkbloom] final class BloomParquetFileFormat(val spec: BloomWriteSpec) extends ParquetFileFormat {
 
-  override def prepareWrite(
-      sparkSession: SparkSession,
-      job: Job,
-      options: Map[String, String],
+  override def prepareWrite(sparkSession: SparkSession, job: Job, options: Map[String, String],
       dataSchema: StructType): OutputWriterFactory = {
     val parent = super.prepareWrite(sparkSession, job, options, dataSchema)
     val conf = job.getConfiguration

@@ -32,7 +32,6 @@ private[sparkbloom] object BloomWriteOptions {
 
   // the values' rules are in the table Python reads too, the options named above among them
   private val known = (Columns +: WriteOptionRules.writeKeys).toSet
-  private val perColumnPrefixes = WriteOptionRules.columnKeys.map(_ + ".")
 
   /** True when the options ask for any sparkbloom behaviour (so they must be checked). */
   def mentioned(options: Map[String, String]): Boolean =
@@ -40,7 +39,7 @@ private[sparkbloom] object BloomWriteOptions {
 
   private def isOurs(key: String): Boolean = key.startsWith("bloom_filter_")
 
-  private def isPerColumn(key: String): Boolean = perColumnPrefixes.exists(key.startsWith)
+  private def isPerColumn(key: String): Boolean = WriteOptionRules.columnKeys.exists(k => key.startsWith(k + "."))
 
   /**
    * The spec for writing `schema` (the data columns, partition columns excluded) with
@@ -50,15 +49,10 @@ private[sparkbloom] object BloomWriteOptions {
    *                        (sparkbloom switches INT96 to TIMESTAMP_MICROS when a filtered
    *                        column is a timestamp, so pass that effective value)
    */
-  def resolve(
-      options: Map[String, String],
-      schema: StructType,
-      partitionColumns: Seq[String],
-      conf: SQLConf,
+  def resolve(options: Map[String, String], schema: StructType, partitionColumns: Seq[String], conf: SQLConf,
       timestampOutput: String): Option[BloomWriteSpec] = {
     val byKey = options.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> (k, v) }
-    val unknown = byKey.keys.filter(k => isOurs(k) && !known(k) && !isPerColumn(k))
-    unknown.headOption.foreach { k =>
+    byKey.keys.find(k => isOurs(k) && !known(k) && !isPerColumn(k)).foreach { k =>
       val options = Columns +: WriteOptionRules.rules.flatMap { r =>
         (if (r.scopes("write")) Seq(r.key) else Nil) ++ (if (r.scopes("column")) Seq(s"${r.key}.<column>") else Nil)
       }
@@ -70,13 +64,10 @@ private[sparkbloom] object BloomWriteOptions {
       if (byKey.keys.exists(k => isOurs(k) && k != Columns)) fail(WriteOptionRules.noColumn)
       return None
     }
-    val resolver = conf.resolver
-    val defaultFpp = byKey.get(Fpp).map { case (key, value) => parseFpp(value, key) }
-      .getOrElse(SparkBloomConf.writeFpp(conf))
-    val maxBytes = byKey.get(MaxBytes).map { case (key, value) => parseMaxBytes(value, key) }
-      .orElse(SparkBloomConf.writeMaxBytes(conf))
-    val exactSize = byKey.get(ExactSize).map { case (key, value) => parseBoolean(value, key) }
-      .getOrElse(SparkBloomConf.writeExactSize(conf))
+    def option[T](name: String): Option[T] = byKey.get(name).map { case (key, value) => parse[T](name, key, value) }
+    val defaultFpp = option[Double](Fpp).getOrElse(SparkBloomConf.writeFpp(conf))
+    val maxBytes = option[Long](MaxBytes).map(_.toInt).orElse(SparkBloomConf.writeMaxBytes(conf))
+    val exactSize = option[Boolean](ExactSize).getOrElse(SparkBloomConf.writeExactSize(conf))
 
     val columns = names.map { name =>
       val path = resolvePath(name, schema, partitionColumns, conf)
@@ -115,8 +106,8 @@ private[sparkbloom] object BloomWriteOptions {
       keyed.toMap
     }
 
-    val fpps = perColumn(Fpp).map { case (path, (key, value)) => path -> parseFpp(value, key) }
-    val ndvs = perColumn(Ndv).map { case (path, (key, value)) => path -> parseNdv(value, key) }
+    val fpps = perColumn(Fpp).map { case (path, (key, value)) => path -> parse[Double](Fpp, key, value) }
+    val ndvs = perColumn(Ndv).map { case (path, (key, value)) => path -> parse[Long](Ndv, key, value) }
     Some(BloomWriteSpec(columns.map { case (_, path) =>
         BloomColumn(path, fpps.getOrElse(path, defaultFpp), ndvs.get(path))
       }, maxBytes, exactSize))
@@ -130,7 +121,6 @@ private[sparkbloom] object BloomWriteOptions {
     names.filter(_.nonEmpty)
   }
 
-  /** Splits on commas that are not inside backticks. */
   private def splitOutsideBackticks(value: String): Seq[String] = {
     val parts = Seq.newBuilder[String]
     val current = new StringBuilder
@@ -144,18 +134,9 @@ private[sparkbloom] object BloomWriteOptions {
     parts.result()
   }
 
-  // The rules of the values: WriteOptionRules, from the table Python reads too.
-  private def parseFpp(value: String, key: String): Double =
-    WriteOptionRules.rule(Fpp).parse(key, value).asInstanceOf[Double]
-
-  private def parseNdv(value: String, key: String): Long =
-    WriteOptionRules.rule(Ndv).parse(key, value).asInstanceOf[Long]
-
-  private def parseMaxBytes(value: String, key: String): Int =
-    WriteOptionRules.rule(MaxBytes).parse(key, value).asInstanceOf[Long].toInt
-
-  private def parseBoolean(value: String, key: String): Boolean =
-    WriteOptionRules.rule(ExactSize).parse(key, value).asInstanceOf[Boolean]
+  // `option`'s rule parses `value` (to a Double, Long or Boolean); `key` is as the user wrote it.
+  private def parse[T](option: String, key: String, value: String): T =
+    WriteOptionRules.rule(option).parse(key, value).asInstanceOf[T]
 
   /** The real-case field names of `name` in `schema`, following struct fields. */
   private def resolvePath(
@@ -185,7 +166,6 @@ private[sparkbloom] object BloomWriteOptions {
     }.toSeq
   }
 
-  /** Field names from the top to every leaf that is not a struct, through structs. */
   private def leafPaths(struct: StructType): Seq[Seq[String]] = struct.fields.toSeq.flatMap { f =>
     f.dataType match {
       case nested: StructType => leafPaths(nested).map(f.name +: _)

@@ -30,7 +30,6 @@ private[sparkbloom] final case class BloomColumn(path: Seq[String], fpp: Double,
 private[sparkbloom] final case class BloomWriteSpec(columns: Seq[BloomColumn], maxBytes: Option[Int],
     exactSize: Boolean) {
 
-  /** The ceiling of one column chunk's filter in row groups of `rowGroupBytes`. */
   def ceiling(rowGroupBytes: Long): Int = maxBytes.getOrElse(FilterSizing.rowGroupCeiling(rowGroupBytes))
 
   /** JSON, to hand the spec to executors through the Hadoop conf. */
@@ -52,7 +51,6 @@ private[sparkbloom] final case class BloomWriteSpec(columns: Seq[BloomColumn], m
 
 private[sparkbloom] object BloomWriteSpec {
 
-  /** Hadoop conf key under which a write's spec travels to the tasks. */
   val ConfKey = "sparkbloom.write.spec"
 
   private val Json = new ObjectMapper()

@@ -122,20 +122,12 @@ private final case class ColumnCollector(column: BloomColumn, builder: ColumnFil
 private object ColumnCollector {
   def apply(column: BloomColumn, maxBytes: Int, exactSize: Boolean, schema: StructType, timestampOutput: String,
       legacy: Boolean, rebase: RowValueHasher.Rebase): ColumnCollector = {
-    var struct = schema
-    val ordinals = Array.newBuilder[Int]
-    val sizes = Array.newBuilder[Int]
-    column.path.init.foreach { name =>
-      val i = struct.fieldIndex(name)
-      ordinals += i
-      struct = struct(i).dataType.asInstanceOf[StructType]
-      sizes += struct.length
-    }
-    val leafIndex = struct.fieldIndex(column.path.last)
-    ordinals += leafIndex
-    val hasher = RowValueHasher.forType(struct(leafIndex).dataType, timestampOutput, legacy, rebase)
+    // the struct that holds each field of the path, from the top
+    val structs = column.path.init.scanLeft(schema)((s, n) => s(s.fieldIndex(n)).dataType.asInstanceOf[StructType])
+    val ordinals = structs.zip(column.path).map { case (struct, name) => struct.fieldIndex(name) }.toArray
+    val hasher = RowValueHasher.forType(structs.last(ordinals.last).dataType, timestampOutput, legacy, rebase)
       .fold(reason => throw new IllegalStateException(s"${column.dottedPath}: $reason"), identity)
-    ColumnCollector(column, new ColumnFilterBuilder(column, maxBytes, exactSize), hasher, ordinals.result(),
-      sizes.result())
+    ColumnCollector(column, new ColumnFilterBuilder(column, maxBytes, exactSize), hasher, ordinals,
+      structs.tail.map(_.length).toArray)
   }
 }

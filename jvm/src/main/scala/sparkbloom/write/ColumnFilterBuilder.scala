@@ -8,32 +8,22 @@ import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
  * Collects one column's hashes for the current row group and produces its right-sized
  * filter when the row group ends, without knowing the distinct count in advance.
  *
- * Sizes are powers of two of blocks by default (the smallest one that meets the fpp, at
- * most the largest power of two within the ceiling), because Arrow C++ and Velox refuse
- * any other bitset length (ClickHouse up to 25.8, which reads filters through Arrow C++,
- * fails whole queries on them). With `exactSize` they are any whole number of blocks (the
- * smallest that meets the fpp), which parquet-java, DuckDB, arrow-rs, ClickHouse 26.9 and
- * sparkbloom itself were tested to read (docs/compatibility.md).
+ * Sizes are powers of two of blocks by default, because Arrow C++ and Velox refuse any other
+ * bitset length (ClickHouse up to 25.8, which reads filters through Arrow C++, fails whole
+ * queries on them); with `exactSize` any whole number of blocks, which parquet-java, DuckDB,
+ * arrow-rs, ClickHouse 26.9 and sparkbloom were tested to read (docs/compatibility.md).
  *
- * While a row group's hashes fit a buffer of [[ColumnFilterBuilder.BufferedHashes]] they
- * are simply kept (when it fills, [[DistinctHashes]] drops duplicates; more than half of
- * it distinct moves the row group to a filter, below). At the end, powers of two need no
- * distinct count: the filter is built at the size the model asks for the buffered count
- * (which bounds the distinct count) and folded like a collected one (below); only a
- * row group whose buffer was already deduplicated is counted first, as its duplicates
- * would otherwise size a filter far too large. Exact sizes remove duplicates and size
- * the filter from the distinct count. Either way the memory is at most twice the buffer
- * (1 MiB, and as much scratch space for deduplicating) plus a filter of the buffer's size.
+ * Up to [[ColumnFilterBuilder.BufferedHashes]] hashes are kept ([[DistinctHashes]] drops
+ * duplicates when the buffer fills). At the end, exact sizes come from their distinct count;
+ * powers of two from their count, which bounds it, and are then folded as below (a buffer
+ * already deduplicated is counted first: its duplicates would size a filter far too large).
+ * Memory stays at most twice the buffer (1 MiB, and as much scratch space for deduplicating)
+ * plus a filter of the buffer's size.
  *
- * Beyond that, values go into a filter of `startBlocks` blocks; at the end it is folded to
- * the smallest block count that divides `startBlocks` and still meets the fpp, measured
- * on its own bits (folding is exact: the result equals a filter built at that size from
- * the same hashes). For power-of-two sizes the start is itself a power of two (at most
- * the ceiling), whose divisors are exactly the smaller powers of two, so folding in halves
- * reaches every allowed size. For exact sizes the start is chosen with many divisors, and
- * up to four times the ceiling, so that the fold can land close to the optimal size
- * (folding only divides the block count, so a start at the ceiling could not land between
- * it and half of it).
+ * A buffer more than half distinct moves the row group to a filter of `startBlocks` blocks,
+ * folded at the end to the smallest divisor of `startBlocks` whose own bits meet the fpp
+ * (folding is exact: the result equals a filter built at that size from the same hashes);
+ * [[ColumnFilterBuilder.startBlocks]] says how the start is chosen.
  */
 private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxBytes: Int, exactSize: Boolean) {
   import ColumnFilterBuilder.BufferedHashes
@@ -52,28 +42,17 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
   private val startLimitedByHint: Boolean = column.ndvHint.isDefined &&
     startBlocks < ColumnFilterBuilder.startBlocks(column.copy(ndvHint = None), maxBytes, exactSize)
 
-  /**
-   * Whether the last finished filter misses the fpp because of the ceiling: its row group
-   * had more distinct values than the ceiling's filter can hold at that fpp.
-   */
+  /** Whether the last finished filter misses the fpp because of the ceiling (too many distinct values for it). */
   def ceilingBound: Boolean = bound
 
-  /**
-   * Whether the last finished filter misses the fpp because the ndv hint started its
-   * collecting filter small: its row group had far more distinct values than the hint.
-   */
+  /** Whether the last finished filter misses the fpp because the ndv hint started its collecting filter small. */
   def ndvHintTooLow: Boolean = hintTooLow
 
-  def insert(hash: Long): Unit =
+  def insert(hash: Long): Unit = {
+    if (filter == null && buffered == hashes.length) makeRoom()
     if (filter != null) filter.insert(hash)
-    else {
-      if (buffered == hashes.length) makeRoom()
-      if (filter != null) filter.insert(hash)
-      else {
-        hashes(buffered) = hash
-        buffered += 1
-      }
-    }
+    else { hashes(buffered) = hash; buffered += 1 }
+  }
 
   /** Grows the buffer, or drops duplicates, or (too many distinct hashes) moves to a filter. */
   private def makeRoom(): Unit =
@@ -127,10 +106,9 @@ private[sparkbloom] final class ColumnFilterBuilder(column: BloomColumn, maxByte
   }
 
   /**
-   * The smallest allowed fold of `collected` whose own bits meet the fpp. A result that
-   * misses the fpp is the largest allowed fold, kept small by what limited `collected`:
-   * the ceiling (`ceilingLimited`: it was as large as the ceiling let it be) or the ndv
-   * hint (`hintLimited`).
+   * The smallest allowed fold of `collected` whose own bits meet the fpp, else the largest,
+   * kept small by what limited `collected`: the ceiling (`ceilingLimited`: it was as large
+   * as the ceiling let it be) or the ndv hint (`hintLimited`).
    */
   private def foldedToFpp(
       collected: SplitBlockBloomFilter, ceilingLimited: Boolean, hintLimited: Boolean): SplitBlockBloomFilter = {
@@ -163,7 +141,7 @@ private[sparkbloom] object ColumnFilterBuilder {
   }
 
   /**
-   * The block count to collect into once the buffer overflows.
+   * The block count to collect into once the buffer overflows; folding can only divide it.
    *
    * Power-of-two sizes: the largest power of two at most [[maxBlocks]], and with an ndv
    * hint at most 4x the hint's optimal size: within the bounds exact sizes keep, and since
@@ -171,7 +149,8 @@ private[sparkbloom] object ColumnFilterBuilder {
    *
    * Exact sizes: the number with the most divisors (the largest among equals) at or below
    * 4x the ceiling, at most [[MaxCollectBytes]] (but never below the ceiling), and with an
-   * ndv hint at most 4x the hint's optimal size.
+   * ndv hint at most 4x the hint's optimal size, so that the fold can land close to the
+   * optimal size (a start at the ceiling could not land between it and half of it).
    */
   def startBlocks(column: BloomColumn, maxBytes: Int, exactSize: Boolean): Int = {
     val hinted = column.ndvHint.map(ndv => math.max(1L, 4 * FilterSizing.optimalNumBlocks(ndv, column.fpp)))

@@ -15,10 +15,7 @@ private[sparkbloom] final class DistinctHashes {
   private var scratch = Array.emptyLongArray
   private val runStarts = new Array[Int](257)
 
-  /**
-   * Moves the distinct values among `values(0 until n)` to its front (in ascending unsigned
-   * order) and returns how many there are.
-   */
+  /** Moves the distinct values among `values(0 until n)` to its front, ascending (unsigned); returns their count. */
   def compact(values: Array[Long], n: Int): Int = {
     if (n < 1024) return sortedDistinct(values, 0, n, values, 0)
     if (scratch.length < n) scratch = new Array[Long](values.length)

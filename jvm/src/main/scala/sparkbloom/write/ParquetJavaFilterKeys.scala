@@ -15,7 +15,6 @@ import sparkbloom.sbbf.FilterSizing
  * `bloom_filter_max_bytes`.
  */
 private[sparkbloom] object ParquetJavaFilterKeys {
-  val Prefixes: Seq[String] = Seq("parquet.bloom.filter.", "parquet.enable.dictionary#")
 
   /** Whether this parquet-java sizes filters by what it sees (1.14 and later). */
   lazy val adaptiveSizing: Boolean = Try(Class.forName(
@@ -50,5 +49,6 @@ private[sparkbloom] object ParquetJavaFilterKeys {
 
   private val MinAdaptiveBytes = 4096
 
-  def isDerived(key: String): Boolean = Prefixes.exists(key.startsWith)
+  def isDerived(key: String): Boolean =
+    key.startsWith("parquet.bloom.filter.") || key.startsWith("parquet.enable.dictionary#")
 }

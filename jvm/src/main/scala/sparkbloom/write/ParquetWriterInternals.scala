@@ -9,17 +9,14 @@ import org.apache.parquet.column.values.bloomfilter.BloomFilter
 import org.apache.parquet.hadoop.{ParquetFileWriter, ParquetRecordWriter}
 
 /**
- * The one place sparkbloom reaches inside parquet-java's writer.
- *
- * parquet-java sizes a column's filter before it has seen a value (from an NDV guess, or
- * at the maximum), and offers no public hook to hand it a filter sized afterwards. Its
- * `ParquetFileWriter` does keep, per finished row group, a map from column path to the
- * filter it will serialize (with `bloom_filter_length`, and encrypted with the column key
- * when the column is encrypted) when the file is closed; sparkbloom puts its right-sized
- * filter into that map after the row group ends and before the file is closed. Everything
- * else in the file stays parquet-java's. Field names are those of parquet-java 1.13 to
- * 1.17; if they change, writes with `bloom_filter_columns` fail loudly here rather than
- * write a file without the filters asked for.
+ * The one place sparkbloom reaches inside parquet-java's writer, which sizes a column's
+ * filter before it has seen a value (from an NDV guess, or at the maximum) and offers no
+ * public hook to hand it one sized afterwards. Its `ParquetFileWriter` keeps, per finished
+ * row group, a map from column path to the filter it serializes when the file is closed
+ * (with `bloom_filter_length`, encrypted with the column key if the column is); sparkbloom
+ * puts its right-sized filter into that map between the end of the row group and the close.
+ * Field names are those of parquet-java 1.13 to 1.17; if they change, writes with
+ * `bloom_filter_columns` fail loudly here rather than write a file without the filters.
  */
 private[write] object ParquetWriterInternals {
 

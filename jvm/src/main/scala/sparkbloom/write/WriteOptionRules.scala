@@ -86,29 +86,24 @@ private[sparkbloom] object WriteOptionRules {
    */
   def check(key: String, text: String): Any = {
     val lower = key.toLowerCase(Locale.ROOT)
-    val found = rules.find(r => r.scopes("write") && lower == r.key)
+    rules.find(r => r.scopes("write") && lower == r.key)
       .orElse(rules.find(r => r.scopes("column") && lower.startsWith(r.key + ".")))
       .getOrElse(throw new SparkBloomException(s"unknown option '$key'"))
-    found.parse(key, text)
+      .parse(key, text)
   }
 
   private val columns = table.get("columns")
 
   def columnsKey: String = columns.get("key").asText
-
   def emptyColumnName(value: String): String = render(columns.get("empty_name").asText, columnsKey, value)
-
   def noColumn: String = render(columns.get("no_column").asText, columnsKey, "")
-
   def notListed(option: String): String = render(columns.get("not_listed").asText, option, "")
-
   def sameColumn(option: String, other: String): String = render(columns.get("same_column").asText, option, other)
 
   private val Placeholder = Pattern.compile("\\{(key|value|min|max)\\}")
 
   /** `template` with its placeholders replaced, in one pass (a value may contain braces). */
-  private def render(
-      template: String, key: String, value: String, min: Option[JsonNode] = None,
+  private def render(template: String, key: String, value: String, min: Option[JsonNode] = None,
       max: Option[JsonNode] = None): String = {
     val fields = Map("key" -> key, "value" -> value, "min" -> min.fold("")(_.asText), "max" -> max.fold("")(_.asText))
     val (m, out) = (Placeholder.matcher(template), new StringBuffer)
