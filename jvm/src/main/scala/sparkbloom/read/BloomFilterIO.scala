@@ -37,12 +37,9 @@ private[sparkbloom] object BloomFilterIO {
   final case class Header(numBytes: Int, length: Int)
 
   /**
-   * The header at `bytes[offset, offset + length)` (at most [[HeaderProbeBytes]] of them),
-   * read by parquet-format's own `BloomFilterHeader`, or why it is no filter to use.
-   *
-   * Not through `Util.readBloomFilterHeader`: its transport lets a field claim up to 100 MB,
-   * which Thrift allocates before it finds the input ends. Here the transport's message size
-   * is the bytes given, so such a claim fails before any allocation.
+   * The header at `bytes[offset, offset + length)`, or why it is no filter to use. Not through
+   * `Util.readBloomFilterHeader`: its transport lets a field claim up to 100 MB, which Thrift
+   * allocates before it finds the input ends; here the message size is the bytes given.
    */
   def decodeHeader(bytes: Array[Byte], offset: Int, length: Int): Either[String, Header] = {
     val n = math.max(0, math.min(math.min(length, HeaderProbeBytes), bytes.length - offset))
@@ -61,9 +58,8 @@ private[sparkbloom] object BloomFilterIO {
   }
 
   def read(in: SeekableInputStream, fileLength: Long, chunk: ChunkSummary): Result = {
-    if (!chunk.hasFilter) return Result(FilterLookup.Missing, 0)
     // Encrypted filters are AES-GCM modules: only parquet-java, with the key, reads them.
-    if (chunk.encrypted) return Result(FilterLookup.Missing, 0)
+    if (!chunk.hasFilter || chunk.encrypted) return Result(FilterLookup.Missing, 0)
     val offset = chunk.filterOffset
     if (offset >= fileLength)
       return broken(s"bloom_filter_offset $offset is past the end of the file ($fileLength bytes)")
@@ -77,7 +73,7 @@ private[sparkbloom] object BloomFilterIO {
 
   private def broken(reason: String, bytesRead: Long = 0) = Result(FilterLookup.Broken(reason), bytesRead)
 
-  private def readFully(in: SeekableInputStream, offset: Long, length: Int): Array[Byte] = {
+  private[read] def readFully(in: SeekableInputStream, offset: Long, length: Int): Array[Byte] = {
     val bytes = new Array[Byte](length)
     in.seek(offset)
     in.readFully(bytes)

@@ -13,15 +13,12 @@ import org.apache.spark.sql.types.StructType
 import sparkbloom.rows.MatchingRowsReader
 
 /**
- * Spark's Parquet reader, told by the driver which row groups to skip: in a file the
- * driver judged, a split reads only the row groups the driver found may match (see
- * [[RowGroupSelection]]), a split left with none opens nothing, and filters are not read a
- * second time. A file the driver could not judge is read exactly as Spark reads it, with
- * parquet-java's own in-task filtering.
+ * Spark's Parquet reader, told by the driver which row groups to skip ([[RowGroupSelection]]):
+ * a split left with none opens nothing, and filters are not read a second time. A file the
+ * driver could not judge is read exactly as Spark reads it, with parquet-java's own filtering.
  *
- * @param readers which of the two readers the scan's files need ([[TaskReaders]]), asked when
- *                the scan is executed: the files of the listing the scan last made (only the
- *                driver asks; Spark's reader ships this format to the tasks without it)
+ * @param readers the readers the scan's files need ([[TaskReaders]]), asked when the scan is
+ *                executed (only on the driver: Spark ships this format to the tasks without it)
  */
 private[sparkbloom] final class BloomReadParquetFileFormat(
     @transient private val readers: () => TaskReaders = () => TaskReaders.Both)
@@ -60,7 +57,6 @@ private[sparkbloom] final class BloomReadParquetFileFormat(
 
 private[sparkbloom] object BloomReadParquetFileFormat {
 
-  /** A reader configuration in which parquet-java does not read Bloom filters in tasks. */
   def withoutTaskFilters(hadoopConf: Configuration): Configuration = {
     val copy = new Configuration(hadoopConf)
     copy.setBoolean("parquet.filter.bloom.enabled", false)

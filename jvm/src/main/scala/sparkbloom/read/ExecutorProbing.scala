@@ -50,16 +50,12 @@ private[sparkbloom] object ExecutorProbing {
         sc.parallelize(described, tasks).mapPartitions { slice =>
           val statuses = slice.map { case (path, length, mtime) =>
             new FileStatus(length, false, 0, 0, mtime, new Path(path))
-          }
-            .toIndexedSeq
+          }.toIndexedSeq
           // In the driver's JVM (local mode) the cache is the driver's own, already current.
-          if (SparkEnv.get.executorId != DriverExecutorId) {
-            ProbeCache.shared.followDriver(invalidations)
-          }
+          if (SparkEnv.get.executorId != DriverExecutorId) ProbeCache.shared.followDriver(invalidations)
           // No decryption keys travel: the driver probes itself when a crypto factory is set.
-          val pruner =
-            new FilePruner(conf.value, Some(ProbeCache.Scoped(ProbeCache.shared, "")).filter(_ => useCache),
-              caseSensitive, legacyCalendarSession, parallelism)
+          val pruner = new FilePruner(conf.value, Some(ProbeCache.Scoped(ProbeCache.shared, "")).filter(_ => useCache),
+            caseSensitive, legacyCalendarSession, parallelism)
           val verdicts = pruner.judge(statuses, predicate)
             .map(v => Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray), v.rowKeys))
           Iterator((verdicts, pruner.filterBytesRead))
@@ -71,7 +67,6 @@ private[sparkbloom] object ExecutorProbing {
     (verdicts, results.map(_._2).sum)
   }
 
-  /** Whether a listing of `files` files is probed by a job: above the threshold, never with decryption. */
   def wanted(files: Int, threshold: Int, hadoopConf: Configuration): Boolean =
     threshold > 0 && files > threshold && !ProbeCache.decrypts(hadoopConf)
 }

@@ -10,8 +10,6 @@ import org.apache.hadoop.fs.{EtagSource, FileStatus, Path}
  * a local file system also the inode change time: a file rewritten in place with its length
  * kept and its modification time set back (`cp -p`, `touch -d`) keeps the other three, but
  * no user can set the change time back.
- *
- * @param changeTime the local file's change time in nanoseconds, -1 where there is none
  */
 private[sparkbloom] final case class FileIdentity(length: Long, modificationTime: Long, etag: String,
     changeTime: Long) {
@@ -55,10 +53,7 @@ private[sparkbloom] object FileIdentity {
   def changeTimeOf(path: Path): Long =
     if (path.toUri.getScheme != "file") -1L
     else
-      try {
-        java.nio.file.Files.getAttribute(java.nio.file.Paths.get(path.toUri), "unix:ctime")
+      try java.nio.file.Files.getAttribute(java.nio.file.Paths.get(path.toUri), "unix:ctime")
           .asInstanceOf[java.nio.file.attribute.FileTime].to(java.util.concurrent.TimeUnit.NANOSECONDS)
-      } catch {
-        case _: UnsupportedOperationException | _: IllegalArgumentException | _: java.io.IOException => -1L
-      }
+      catch { case _: UnsupportedOperationException | _: IllegalArgumentException | _: java.io.IOException => -1L }
 }

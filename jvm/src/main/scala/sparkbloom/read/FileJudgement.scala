@@ -15,13 +15,11 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile
  * a Dataset once: executed again, it keeps its listing (4.x even its RDDs and their
  * partitions) but reads each file's bytes as they are then. So a verdict decides what a
  * task reads only within the execution that made it, or while the file is unchanged
- * (length, modification time, etag, change time: [[FileIdentity]]); otherwise the task
- * reads as Spark would without sparkbloom.
+ * ([[FileIdentity]]); otherwise the task reads as Spark would without sparkbloom.
  *
- * A split that carries a judgement is one of two kinds. With a [[RowGroupSelection]], it is
- * read by that selection while the judgement holds. Without one, it is what the verdicts
- * left unread (a file ruled out, a split that held no row group that may match): read only
- * if the file changed.
+ * A split with a [[RowGroupSelection]] is read by it while the judgement holds; one without
+ * is what the verdicts left unread (a file ruled out, a split with no row group that may
+ * match), read only if the file changed.
  *
  * @param ifChanged what a split with a selection reads once the file changed: itself as
  *                  listed, the split it was cut from on the driver, or nothing (another
@@ -44,7 +42,6 @@ private[sparkbloom] object FileJudgement {
   def in(file: PartitionedFile): Option[FileJudgement] =
     file.otherConstantMetadataColumnValues.get(MetadataKey).collect { case j: FileJudgement => j }
 
-  /** Whether the verdict `file` carries, if any, still decides what is read of it. */
   def holdsFor(file: PartitionedFile): Boolean = in(file).forall(_.holds(file.toPath))
 
   sealed trait IfChanged
@@ -52,10 +49,7 @@ private[sparkbloom] object FileJudgement {
   final case class ReadSplit(start: Long, length: Long) extends IfChanged
   case object ReadNothing extends IfChanged
 
-  /**
-   * What a task reads of `file`: the split as it is (by its selection, if it has one), or
-   * as Spark would read it without sparkbloom (no selection), or nothing.
-   */
+  /** What a task reads of `file`: by its selection while the verdict holds, else as Spark would, or nothing. */
   def readAs(file: PartitionedFile): Option[PartitionedFile] = in(file) match {
     case None => Some(file)
     case Some(j) if j.holds(file.toPath) => Some(file).filter(f => RowGroupSelection.in(f).isDefined)
@@ -71,7 +65,7 @@ private[sparkbloom] object FileJudgement {
 
   /** The SQL execution a task runs for (Spark passes it to tasks as a local property); none outside tasks. */
   def runningExecution: Option[String] =
-    Option(TaskContext.get()).fold(Option.empty[String])(c => Option(c.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)))
+    Option(TaskContext.get()).flatMap(c => Option(c.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)))
 
   /**
    * The Hadoop settings a task has without its scan's own: the application's `spark.hadoop.*`.

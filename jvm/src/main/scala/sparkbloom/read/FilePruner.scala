@@ -24,12 +24,8 @@ import sparkbloom.warnings.WarnOnce
  * for a file it could not judge), each row group's split midpoint, for reading only
  * those that may, and what a row must hold to match ([[RowKeys]]), for reading only such rows.
  */
-private[sparkbloom] final case class FileVerdict(
-    status: FileStatus,
-    rowGroups: Int,
-    mayMatch: IndexedSeq[Boolean],
-    midpoints: Option[IndexedSeq[Long]] = None,
-    rowKeys: Option[RowKeys] = None) {
+private[sparkbloom] final case class FileVerdict(status: FileStatus, rowGroups: Int, mayMatch: IndexedSeq[Boolean],
+    midpoints: Option[IndexedSeq[Long]] = None, rowKeys: Option[RowKeys] = None) {
 
   /** A file is read unless it was judged, has row groups, and every one is ruled out. */
   def keep: Boolean = rowGroups <= 0 || mayMatch.exists(identity)
@@ -37,17 +33,12 @@ private[sparkbloom] final case class FileVerdict(
 }
 
 /**
- * Judges files on the driver: reads (or takes from the cache) each file's footer and the
- * filters the predicate needs, and decides per row group. Files are judged in parallel;
- * any failure to read a footer or filter keeps the file and is logged once per file and
- * column.
+ * Judges files on the driver, in parallel, by their footers and the filters the predicate
+ * needs (through the cache); any failure to read a footer or filter keeps the file and is
+ * logged once per file and column.
  */
-private[sparkbloom] final class FilePruner(
-    hadoopConf: Configuration,
-    cache: Option[ProbeCache.Scoped],
-    caseSensitive: Boolean,
-    legacyCalendarSession: Boolean,
-    parallelism: Int) {
+private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Option[ProbeCache.Scoped],
+    caseSensitive: Boolean, legacyCalendarSession: Boolean, parallelism: Int) {
   import FilePruner._
 
   private val filterBytes = new AtomicLong()
@@ -63,67 +54,50 @@ private[sparkbloom] final class FilePruner(
 
   /** Verdicts for `files`, in order; stops probing (keeping the rest) once it stops paying. */
   def judge(files: Seq[FileStatus], predicate: PointPredicate): IndexedSeq[FileVerdict] = {
-    val verdicts = new Array[FileVerdict](files.length)
-    var next = 0
-    var helped = false
+    def judgeAll(batch: Seq[FileStatus]) = runAll(batch.map(f => () => judgeFile(f, predicate)))
     // A small first wave decides whether probing pays; the rest go in large waves.
-    var wave = math.max(8, parallelism)
-    while (next < files.length) {
-      val batch = next until math.min(files.length, next + wave)
-      wave = math.max(512, parallelism * 32)
-      val results = runAll(batch.map(i => () => judgeFile(files(i), predicate)))
-      batch.zip(results).foreach { case (i, v) => verdicts(i) = v }
-      helped ||= results.exists(_.ruledOut > 0)
-      next = batch.end
-      // A first wave in which no row group at all was ruled out says the filters cannot
-      // help this predicate (no filters, or the values are everywhere): keep the rest.
-      if (!helped && next < files.length) {
-        (next until files.length).foreach(i => verdicts(i) = FileVerdict(files(i), -1, IndexedSeq.empty))
-        next = files.length
-      }
-    }
-    verdicts.toIndexedSeq
+    val (first, rest) = files.toIndexedSeq.splitAt(math.max(8, parallelism))
+    val firstVerdicts = judgeAll(first)
+    // A first wave in which no row group at all was ruled out says the filters cannot
+    // help this predicate (no filters, or the values are everywhere): keep the rest.
+    val others =
+      if (firstVerdicts.exists(_.ruledOut > 0)) rest.grouped(math.max(512, parallelism * 32)).flatMap(judgeAll)
+      else rest.iterator.map(FileVerdict(_, -1, IndexedSeq.empty))
+    (firstVerdicts ++ others).toIndexedSeq
   }
 
   private def runAll(tasks: Seq[() => FileVerdict]): Seq[FileVerdict] =
     if (tasks.size <= 1 || parallelism <= 1) tasks.map(_())
-    else {
-      BloomRuntime.get.probePool.invokeAll(
-        tasks.map(t => new Callable[FileVerdict] { def call(): FileVerdict = t() }).asJava)
-        .asScala.toSeq.map(_.get())
-    }
+    else BloomRuntime.get.probePool
+      .invokeAll(tasks.map(t => new Callable[FileVerdict] { def call(): FileVerdict = t() }).asJava)
+      .asScala.toSeq.map(_.get())
 
   /** Any failure while judging a file keeps the file: doubt reads the data. */
-  private def judgeFile(status: FileStatus, predicate: PointPredicate): FileVerdict =
-    try judgeFileOrFail(status, predicate)
-    catch {
-      case NonFatal(e) =>
-        warnOnce(status.getPath.toString, "", s"sparkbloom could not judge ${status.getPath}; the file is read: $e")
-        FileVerdict(status, -1, IndexedSeq.empty)
-    }
-
-  private def judgeFileOrFail(status: FileStatus, predicate: PointPredicate): FileVerdict =
-    OpenedFile.using(status, hadoopConf, cache) { file =>
-      val path = status.getPath.toString
-      scala.util.Try(file.footer) match {
-        case scala.util.Success(footer) => judgeRowGroups(status, file, footer, predicate)
-        case scala.util.Failure(e) =>
-          warnOnce(path, "", s"sparkbloom cannot read the footer of $path; the file is read: $e")
-          FileVerdict(status, -1, IndexedSeq.empty)
-      }
-    }
-
-  private def judgeRowGroups(status: FileStatus, file: OpenedFile, footer: FooterSummary,
-      predicate: PointPredicate): FileVerdict = {
+  private def judgeFile(status: FileStatus, predicate: PointPredicate): FileVerdict = {
     val path = status.getPath.toString
+    def unjudged(message: String) = {
+      warnOnce(path, "", message)
+      FileVerdict(status, -1, IndexedSeq.empty)
+    }
+    try OpenedFile.using(status, hadoopConf, cache) { file =>
+        scala.util.Try(file.footer) match {
+          case scala.util.Success(footer) => judgeRowGroups(path, status, file, footer, predicate)
+          case scala.util.Failure(e) => unjudged(s"sparkbloom cannot read the footer of $path; the file is read: $e")
+        }
+      }
+    catch { case NonFatal(e) => unjudged(s"sparkbloom could not judge $path; the file is read: $e") }
+  }
+
+  private def judgeRowGroups(path: String, status: FileStatus, file: OpenedFile, footer: FooterSummary,
+      predicate: PointPredicate): FileVerdict = {
     val legacyCalendar = legacyCalendarSession || footer.writtenWithLegacyCalendar
     val judge = new RowGroupJudge(footer, caseSensitive, legacyCalendar,
       (rowGroup, column) =>
         file.filter(rowGroup, column) match {
           case broken @ FilterLookup.Broken(reason) =>
             warnOnce(path, column,
-              s"sparkbloom ignores the Bloom filter of column '$column' in " +
-                s"$path, row group $rowGroup: $reason; the data is read instead")
+              s"sparkbloom ignores the Bloom filter of column '$column' in $path, " +
+                s"row group $rowGroup: $reason; the data is read instead")
             broken
           case lookup => lookup
         }, candidatesOf)
@@ -166,9 +140,7 @@ private[sparkbloom] object FilePruner {
     else {
       val chunk = math.max(256, n / (threads * 4))
       val tasks = (0 until n by chunk).map { from =>
-        new Callable[Unit] {
-          def call(): Unit = (from until math.min(n, from + chunk)).foreach(i => out(i) = work(i))
-        }
+        new Callable[Unit] { def call(): Unit = (from until math.min(n, from + chunk)).foreach(i => out(i) = work(i)) }
       }
       BloomRuntime.get.probePool.invokeAll(tasks.asJava).asScala.foreach(_.get())
     }

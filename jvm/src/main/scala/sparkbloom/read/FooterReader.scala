@@ -19,17 +19,12 @@ import sparkbloom.shims.SparkShims
 
 /**
  * Reads a file's footer for pruning: parquet-java's parsed metadata, plus, per row group,
- * the byte offset parquet-java uses to give the row group to exactly one split.
- *
- * A task reading the byte range `[start, end)` of a file gets the row groups whose
- * "midpoint" lies in that range, computed by parquet-java from the raw Thrift footer: the
- * first column chunk's dictionary page offset if set and below its data page offset (even
- * 0), else its data page offset, plus half the row group's `total_compressed_size` (or,
- * without it, the sum of its chunks' sizes). The parsed `BlockMetaData` does not keep those
- * raw fields (its starting position ignores a dictionary offset of 0, its size is the sum
- * of the chunks), so the midpoints are computed here from the Thrift footer itself, by that
- * rule. Where the rule would not apply (a first chunk without plaintext metadata, an
- * encrypted footer), there are no midpoints and the file is read whole.
+ * the "midpoint" by which parquet-java gives the row group to exactly one split (a task
+ * reading bytes `[start, end)` gets the row groups whose midpoint lies there). parquet-java
+ * computes it from the raw Thrift footer, and the parsed `BlockMetaData` lacks what it needs
+ * (its start ignores a dictionary offset of 0, its size is the sum of the chunks'), so it is
+ * computed here from the Thrift footer, by the same rule. Where the rule would not apply (a
+ * first chunk without plaintext metadata, an encrypted footer), the file is read whole.
  */
 private[sparkbloom] object FooterReader {
 
@@ -44,18 +39,14 @@ private[sparkbloom] object FooterReader {
     val decryptionConfigured = ProbeCache.decrypts(conf)
     val length = input.getLength
     if (length < 12) throw new IOException(s"$length bytes are too few for a Parquet file")
-    val tail = new Array[Byte](8)
-    stream.seek(length - 8)
-    stream.readFully(tail)
+    val tail = BloomFilterIO.readFully(stream, length - 8, 8)
     val footerLength = ByteBuffer.wrap(tail, 0, 4).order(ByteOrder.LITTLE_ENDIAN).getInt
     val plaintextFooter = java.util.Arrays.equals(tail.slice(4, 8), Magic)
     if (!plaintextFooter || footerLength <= 0 || footerLength > length - 12) {
       // An encrypted footer ("PARE") or one that does not add up: parquet-java decides.
       return FooterSummary(ParquetFileReader.readFooter(input, options, stream), None)
     }
-    val bytes = new Array[Byte](footerLength)
-    stream.seek(length - 8 - footerLength)
-    stream.readFully(bytes)
+    val bytes = BloomFilterIO.readFully(stream, length - 8 - footerLength, footerLength)
     // The same Thrift size limit as parquet-java's own footer parsing.
     val raw = SparkShims.readThriftFooter(new ByteArrayInputStream(bytes), conf)
     val midpoints = splitMidpoints(raw)
@@ -65,7 +56,7 @@ private[sparkbloom] object FooterReader {
     FooterSummary(parsed, midpoints)
   }
 
-  /** The offsets parquet-java's split filter assigns each row group by, in footer order. */
+  /** The offsets parquet-java's split filter assigns row groups by, by its rule (a dictionary offset of 0 counts). */
   private[read] def splitMidpoints(raw: FileMetaData): Option[IndexedSeq[Long]] = {
     val rowGroups = Option(raw.getRow_groups).map(_.asScala.toIndexedSeq).getOrElse(IndexedSeq.empty)
     val midpoints = rowGroups.map { rowGroup =>

@@ -4,7 +4,6 @@ package sparkbloom.read
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.parquet.column.EncodingStats
 import org.apache.parquet.hadoop.metadata.{ColumnChunkMetaData, ParquetMetadata}
 import org.apache.parquet.hadoop.metadata.FileMetaData.EncryptionType
 import org.apache.parquet.schema.{LogicalTypeAnnotation, PrimitiveType}
@@ -13,22 +12,18 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import sparkbloom.shims.SparkShims
 
 /**
- * A file as the cache knows it. A rewritten file has another length, modification time,
- * etag (where the file system offers one, as object stores do) or, on a local file system,
- * change time (see [[FileIdentity]]).
+ * A file as the cache knows it: a rewritten file differs in a [[FileIdentity]] field.
  *
- * @param scope "" for what anyone may read; otherwise the reader that decrypted it (see
- *              [[ProbeCache.scopeOf]]): what one session decrypted never serves another
+ * @param scope "" for what anyone may read; otherwise the reader that decrypted it
+ *              ([[ProbeCache.scopeOf]]): what one session decrypted never serves another
  */
 private[sparkbloom] final case class FileKey(path: String, length: Long, modificationTime: Long, etag: String = "",
-    scope: String = "",
-    changeTime: Long = -1L)
+    scope: String = "", changeTime: Long = -1L)
 
 private[sparkbloom] object FileKey {
   def of(status: org.apache.hadoop.fs.FileStatus, scope: String): FileKey = {
-    val identity = FileIdentity.of(status)
-    FileKey(status.getPath.toString, identity.length, identity.modificationTime, identity.etag, scope,
-      identity.changeTime)
+    val id = FileIdentity.of(status)
+    FileKey(status.getPath.toString, id.length, id.modificationTime, id.etag, scope, id.changeTime)
   }
 }
 
@@ -43,15 +38,8 @@ private[sparkbloom] object FileKey {
  * @param dictionaryOnly every data page is dictionary-encoded (parquet-java then writes no
  *                      filter of its own; the dictionary answers membership exactly)
  */
-private[sparkbloom] final case class ChunkSummary(
-    primitiveType: PrimitiveType,
-    valueCount: Long,
-    min: Option[Any],
-    max: Option[Any],
-    filterOffset: Long,
-    filterLength: Int,
-    encrypted: Boolean,
-    dictionaryOnly: Boolean) {
+private[sparkbloom] final case class ChunkSummary(primitiveType: PrimitiveType, valueCount: Long, min: Option[Any],
+    max: Option[Any], filterOffset: Long, filterLength: Int, encrypted: Boolean, dictionaryOnly: Boolean) {
   def hasFilter: Boolean = filterOffset >= 0
 }
 
@@ -73,11 +61,8 @@ private[sparkbloom] final case class RowGroupSummary(ordinal: Int, rowCount: Lon
  * @param splitMidpoints per row group, the offset by which parquet-java gives it to one
  *                       split (see [[FooterReader]]); None when unknown
  */
-private[sparkbloom] final case class FooterSummary(
-    rowGroups: IndexedSeq[RowGroupSummary],
-    keyValueMetadata: Map[String, String],
-    createdBy: String,
-    splitMidpoints: Option[IndexedSeq[Long]]) {
+private[sparkbloom] final case class FooterSummary(rowGroups: IndexedSeq[RowGroupSummary],
+    keyValueMetadata: Map[String, String], createdBy: String, splitMidpoints: Option[IndexedSeq[Long]]) {
 
   /** Spark 2.x files and files written in LEGACY rebase mode store rebased dates. */
   def writtenWithLegacyCalendar: Boolean =
@@ -127,17 +112,8 @@ private[sparkbloom] object FooterSummary {
               PrimitiveTypeName.BOOLEAN => false
           case _ => !primitive.getLogicalTypeAnnotation.isInstanceOf[LogicalTypeAnnotation.DecimalLogicalTypeAnnotation]
         })
-    ChunkSummary(
-      primitive,
-      c.getValueCount,
-      stats.map(_.genericGetMin),
-      stats.map(_.genericGetMax),
-      c.getBloomFilterOffset,
-      SparkShims.bloomFilterLength(c),
-      fileEncrypted || c.isEncrypted,
-      dictionaryOnly(c.getEncodingStats))
+    ChunkSummary(primitive, c.getValueCount, stats.map(_.genericGetMin), stats.map(_.genericGetMax),
+      c.getBloomFilterOffset, SparkShims.bloomFilterLength(c), fileEncrypted || c.isEncrypted,
+      Option(c.getEncodingStats).exists(s => s.hasDictionaryPages && !s.hasNonDictionaryEncodedPages))
   }
-
-  private def dictionaryOnly(stats: EncodingStats): Boolean =
-    stats != null && stats.hasDictionaryPages && !stats.hasNonDictionaryEncodedPages
 }

@@ -15,19 +15,16 @@ import org.apache.parquet.io.{DelegatingSeekableInputStream, InputFile, Seekable
 import sparkbloom.sbbf.SplitBlockBloomFilter
 
 /**
- * A Parquet file opened for its footer and its Bloom filters: the one road by which
- * sparkbloom reads either (the pruner, `inspect`, `might_contain`, the table index), and
- * through the one cache when `cache` is given. The file is opened at most once, and only
- * if the cache lacks something; parquet-java's reader of it ([[parquetReader]]) reads
- * through that same stream.
- *
- * With a crypto factory configured (`parquet.crypto.factory.class`), parquet-java finds the
- * file's keys by its path as in a Spark task, and decrypts the footer and encrypted filters.
+ * A Parquet file opened for its footer and Bloom filters: the one road by which sparkbloom
+ * reads either (pruner, `inspect`, `might_contain`, table index), through the cache when
+ * given. The file is opened at most once, only if the cache lacks something. With a crypto
+ * factory configured, parquet-java finds the file's keys by its path as in a Spark task, and
+ * decrypts the footer and encrypted filters.
  */
 private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Configuration,
     cache: Option[ProbeCache.Scoped]) {
 
-  private lazy val key = cache.map(c => FileKey.of(status, c.scope))
+  private lazy val cached = cache.map(c => (c.cache, FileKey.of(status, c.scope)))
   private lazy val input = HadoopInputFile.fromStatus(status, hadoopConf)
   // Never the deprecated signed-order string min/max a reader may opt into for old files
   // (parquet.strings.signed-min-max.enabled): the footer is cached for every later read, which
@@ -67,10 +64,7 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
   /** The footer's summary; throws when the footer cannot be read. */
   lazy val footer: FooterSummary = {
     def load = FooterReader.read(input, readOptions, stream(), hadoopConf)
-    (cache, key) match {
-      case (Some(c), Some(k)) => c.cache.footer(k)(load)
-      case _ => load
-    }
+    cached.fold(load) { case (c, k) => c.footer(k)(load) }
   }
 
   /**
@@ -90,14 +84,8 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
           bytesRead += result.bytesRead
           result.lookup
       }
-    def cachedOrLoaded: FilterLookup = (cache, key) match {
-      case (Some(c), Some(k)) => c.cache.filter(k, rowGroup, column)(load)
-      case _ => load
-    }
-    try cachedOrLoaded
-    catch {
-      case NonFatal(e) => FilterLookup.Broken(e.toString)
-    }
+    try cached.fold(load) { case (c, k) => c.filter(k, rowGroup, column)(load) }
+    catch { case NonFatal(e) => FilterLookup.Broken(e.toString) }
   }
 
   /** Filter bytes read from the file (not from the cache) so far. */
@@ -129,7 +117,6 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
 
 private[sparkbloom] object OpenedFile {
 
-  /** `work` on the file, closed afterwards. */
   def using[T](status: FileStatus, hadoopConf: Configuration, cache: Option[ProbeCache.Scoped])(
       work: OpenedFile => T): T = {
     val file = new OpenedFile(status, hadoopConf, cache)

@@ -9,13 +9,12 @@ import scala.jdk.CollectionConverters._
 import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
 
 /**
- * Footers and filters read on the driver (or on an executor that probes), shared by every
- * query of the application: a part of its [[BloomRuntime]], bounded in bytes from the
- * application's setting and evicted least-recently-used first.
+ * Footers and filters read on the driver (or a probing executor), shared by the application's
+ * queries: a [[BloomRuntime]] part, bounded in bytes and evicted least-recently-used first.
  *
  * A file rewritten in place must never be judged by what the older file held. Keys carry
  * the file's length, modification time, etag and (local files) change time; a file
- * modified less than [[ProbeCache.SettleMillis]] ago is not cached at all, because a
+ * modified less than [[FileIdentity.SettleMillis]] ago is not cached at all, because a
  * rewrite within the same tick of a coarse clock (object stores report seconds) would keep
  * the first three; and Spark's own SQL invalidations (`REFRESH TABLE`, `REFRESH path`,
  * `CLEAR CACHE`; the Catalog API calls have no hook) drop the entries of their paths. What
@@ -23,7 +22,7 @@ import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
  * preserved) on a file system with neither etags nor change times (HDFS) is seen only after
  * one of those invalidations.
  */
-private[sparkbloom] final class ProbeCache(maxBytes: Long) extends RuntimePart {
+private[sparkbloom] final class ProbeCache(val capacity: Long) extends RuntimePart {
   import ProbeCache._
 
   private var usedBytes = 0L
@@ -35,13 +34,10 @@ private[sparkbloom] final class ProbeCache(maxBytes: Long) extends RuntimePart {
   /** Drops every entry of files under `pathPrefix` (a qualified path or URI prefix). */
   override def invalidate(pathPrefix: String): Unit = synchronized {
     generation += 1
-    val it = entries.entrySet().iterator()
-    while (it.hasNext) {
-      val entry = it.next()
-      if (entry.getKey.file.path.startsWith(pathPrefix)) {
-        usedBytes -= entry.getValue.bytes
-        it.remove()
-      }
+    entries.entrySet().removeIf { entry =>
+      val dropped = entry.getKey.file.path.startsWith(pathPrefix)
+      if (dropped) usedBytes -= entry.getValue.bytes
+      dropped
     }
   }
 
@@ -50,8 +46,6 @@ private[sparkbloom] final class ProbeCache(maxBytes: Long) extends RuntimePart {
 
   def filter(file: FileKey, rowGroup: Int, column: String)(load: => FilterLookup): FilterLookup =
     getOrLoad(FilterKey(file, rowGroup, column), FilterEntry(load)).asInstanceOf[FilterEntry].lookup
-
-  def capacity: Long = maxBytes
 
   def sizeInBytes: Long = synchronized(usedBytes)
 
@@ -89,10 +83,7 @@ private[sparkbloom] final class ProbeCache(maxBytes: Long) extends RuntimePart {
     else {
       val id = sessionIds.computeIfAbsent(session, _ => java.util.UUID.randomUUID().toString)
       val cryptoSettings = hadoopConf.iterator().asScala.map(e => e.getKey -> e.getValue)
-        .filter { case (k, _) =>
-          k.startsWith("parquet.crypto.") || k.startsWith("parquet.encryption.") ||
-          k.startsWith("parquet.decryption.")
-        }
+        .filter(e => Seq("parquet.crypto.", "parquet.encryption.", "parquet.decryption.").exists(e._1.startsWith))
         .toSeq.sorted.mkString("\n")
       val digest = java.security.MessageDigest.getInstance("SHA-256")
         .digest(cryptoSettings.getBytes(java.nio.charset.StandardCharsets.UTF_8))
@@ -120,7 +111,7 @@ private[sparkbloom] final class ProbeCache(maxBytes: Long) extends RuntimePart {
 
   private def evict(): Unit = {
     val it = entries.values().iterator()
-    while (usedBytes > maxBytes && it.hasNext) {
+    while (usedBytes > capacity && it.hasNext) {
       usedBytes -= it.next().bytes
       it.remove()
     }
@@ -131,31 +122,23 @@ private[sparkbloom] object ProbeCache extends PartKind[ProbeCache] {
 
   def make(runtime: BloomRuntime): ProbeCache = new ProbeCache(runtime.settings.cacheMaxBytes)
 
-  /** This JVM's cache: its [[BloomRuntime]]'s. */
   def shared: ProbeCache = BloomRuntime.get(ProbeCache)
 
-  /** Files younger than this are read, not cached: a coarse clock could not tell a rewrite. */
-  val SettleMillis: Long = FileIdentity.SettleMillis
-
-  private def settled(file: FileKey): Boolean = file.modificationTime <= System.currentTimeMillis() - SettleMillis
+  /** Younger files are read, not cached: a coarse clock could not tell a rewrite. */
+  private def settled(file: FileKey): Boolean =
+    file.modificationTime <= System.currentTimeMillis() - FileIdentity.SettleMillis
 
   private sealed trait Key { def file: FileKey }
   private final case class FooterKey(file: FileKey) extends Key
   private final case class FilterKey(file: FileKey, rowGroup: Int, column: String) extends Key
 
-  /** Whether readers with this configuration may decrypt (a crypto factory is set). */
   def decrypts(hadoopConf: org.apache.hadoop.conf.Configuration): Boolean =
     hadoopConf.get("parquet.crypto.factory.class") != null
 
   private sealed trait Entry { def bytes: Long }
-  private final case class FooterEntry(footer: FooterSummary) extends Entry {
-    val bytes: Long = footer.estimatedBytes
-  }
-  private final case class FilterEntry(lookup: FilterLookup) extends Entry {
-    val bytes: Long = lookup.bytes + 96
-  }
+  private final case class FooterEntry(footer: FooterSummary) extends Entry { val bytes: Long = footer.estimatedBytes }
+  private final case class FilterEntry(lookup: FilterLookup) extends Entry { val bytes: Long = lookup.bytes + 96 }
 
   /** A cache, and the scope (see [[scopeOf]]) whose entries a reader may use. */
   final case class Scoped(cache: ProbeCache, scope: String)
-
 }

@@ -11,11 +11,9 @@ import sparkbloom.rows.{KeyBytes, KeyNumbers}
 
 /**
  * The stored forms of an `IN` list's values in one file column type, with their hashes,
- * sorted by the column's own order. A row group's min/max then picks the forms within them
- * by two binary searches instead of two comparisons a value: a long `IN` list is asked of
- * every row group of every file, and comparing each value to each row group's statistics was
- * most of the driver's planning time for `IN (100)` over 1,000 row groups (JFR,
- * 2026-11-24, commit 506e68b).
+ * sorted by the column's own order, so that a row group's min/max picks the forms within
+ * them by two binary searches: comparing each value to each row group's statistics was most
+ * of the planning time for `IN (100)` over 1,000 row groups (JFR, 2026-11-24, 506e68b).
  *
  * The range is exactly the forms a per-value `min <= v <= max` test keeps, since Parquet's
  * column orders are total. A column type without an order, or values it cannot compare,
@@ -44,10 +42,8 @@ private[read] final class ProbeCandidates private (
 
   private def withinStatistics(chunk: ChunkSummary): (Int, Int) = (order, chunk.min, chunk.max) match {
     case (Some(c), Some(min), Some(max)) =>
-      try {
-        val from = firstIndex(s => c.compare(s, min) >= 0)
-        (from, firstIndex(s => c.compare(s, max) > 0))
-      } catch { case _: ClassCastException | _: UnsupportedOperationException => (0, stored.length) }
+      try ((firstIndex(s => c.compare(s, min) >= 0), firstIndex(s => c.compare(s, max) > 0)))
+      catch { case _: ClassCastException | _: UnsupportedOperationException => (0, stored.length) }
     case _ => (0, stored.length)
   }
 
@@ -68,11 +64,8 @@ private[read] object ProbeCandidates {
   /** The candidates of every value of `in` in a column of this type; None if any is undecidable. */
   def of(in: ColumnIn, column: PrimitiveType): Option[ProbeCandidates] = {
     val probes = in.values.map(v => RowGroupJudge.probe(column, in.dataType, v))
-    if (probes.exists(_.isEmpty)) None else Some(apply(probes.flatten, column))
-  }
-
-  private def apply(probes: Seq[RowGroupJudge.Probe], column: PrimitiveType): ProbeCandidates = {
-    val pairs = probes.flatMap(p => p.stored.zip(p.hashes)).toArray
+    if (probes.exists(_.isEmpty)) return None
+    val pairs = probes.flatten.flatMap(p => p.stored.zip(p.hashes)).toArray
     val sorted =
       try {
         val order = column.comparator().asInstanceOf[Comparator[Any]]
@@ -82,6 +75,6 @@ private[read] object ProbeCandidates {
         case _: ClassCastException | _: UnsupportedOperationException | _: IllegalArgumentException => None
       }
     val inOrder = sorted.map(_._1).getOrElse(pairs)
-    new ProbeCandidates(inOrder.map(_._1), inOrder.map(_._2), sorted.map(_._2))
+    Some(new ProbeCandidates(inOrder.map(_._1), inOrder.map(_._2), sorted.map(_._2)))
   }
 }

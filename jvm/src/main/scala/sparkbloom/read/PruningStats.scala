@@ -8,15 +8,8 @@ import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
  * What the driver decided for one scan, as `sparkbloom.last_pruning(spark)` reports it.
  * `joinKeys` counts the keys of a join's other side that were probed (0 without a join).
  */
-private[sparkbloom] final case class PruningStats(
-    filesTotal: Long,
-    filesSkipped: Long,
-    rowGroupsTotal: Long,
-    rowGroupsSkipped: Long,
-    filterBytesRead: Long,
-    joinKeys: Long,
-    probeTimeMs: Long,
-    filesCoveredByIndex: Long = 0,
+private[sparkbloom] final case class PruningStats(filesTotal: Long, filesSkipped: Long, rowGroupsTotal: Long,
+    rowGroupsSkipped: Long, filterBytesRead: Long, joinKeys: Long, probeTimeMs: Long, filesCoveredByIndex: Long = 0,
     filesSkippedByIndex: Long = 0) {
 
   /** The figures in [[PruningStats.Keys]] order. */

@@ -11,11 +11,10 @@ import org.apache.spark.sql.execution.datasources.{FilePartition, FileScanRDD, P
 import org.apache.spark.sql.types.StructType
 
 /**
- * A pruned scan's RDD, with what its verdicts left unread: files ruled out and splits that
- * held no row group that may match. Each is read in a task, with the scan's own reader, only
- * if it is no longer the file that was judged ([[FileJudgement]]): the RDD outlives the
- * execution that made the verdicts when a Dataset is executed again. Unchanged, which within
- * the judging execution needs no look at the file, it costs nothing but the task that holds it.
+ * A pruned scan's RDD, with what its verdicts left unread (files ruled out, splits without a
+ * row group that may match). The RDD outlives the judging execution when a Dataset is executed
+ * again, so each is read in a task, with the scan's own reader, if it is no longer the file that
+ * was judged ([[FileJudgement]]); unchanged, it costs only the task that holds it.
  *
  * @param unread       by partition of `scan`, or one past its last for a partition of their own
  * @param unsafeSchema where `scan` gives rows, their schema (the scan's output): rows read
@@ -32,19 +31,17 @@ private[sparkbloom] final class ReadIfChangedRDD[T: ClassTag](
           if (partition < scan.partitions.length) Seq(partition) else Nil
       })) {
 
-  import ReadIfChangedRDD.Part
-
   override protected def getPartitions: Array[Partition] = {
     val scanned = scan.partitions.length
-    scan.partitions.map(p => Part(p.index, Some(p)): Partition) ++
-      (scanned until (unread.keys.toSeq :+ (scanned - 1)).max + 1).map(Part(_, None))
+    scan.partitions.map(p => ReadIfChangedPart(p.index, Some(p)): Partition) ++
+      (scanned until (unread.keys.toSeq :+ (scanned - 1)).max + 1).map(ReadIfChangedPart(_, None))
   }
 
   override protected def getPreferredLocations(split: Partition): Seq[String] =
-    split.asInstanceOf[Part].scanned.fold(Seq.empty[String])(scan.preferredLocations)
+    split.asInstanceOf[ReadIfChangedPart].scanned.fold(Seq.empty[String])(scan.preferredLocations)
 
   override def compute(split: Partition, context: TaskContext): Iterator[T] = {
-    val own = split.asInstanceOf[Part].scanned.fold[Iterator[T]](Iterator.empty)(scan.iterator(_, context))
+    val own = split.asInstanceOf[ReadIfChangedPart].scanned.fold[Iterator[T]](Iterator.empty)(scan.iterator(_, context))
     // the judgement is looked at here first so that nothing is opened when all still hold
     val changed = unread.getOrElse(split.index, Nil).filterNot(FileJudgement.holdsFor)
     if (changed.isEmpty) own
@@ -59,8 +56,5 @@ private[sparkbloom] final class ReadIfChangedRDD[T: ClassTag](
   }
 }
 
-private object ReadIfChangedRDD {
-
-  /** One of the scan's partitions, or (`scanned` empty) one that holds only what was left unread. */
-  final case class Part(index: Int, scanned: Option[Partition]) extends Partition
-}
+/** One of the scan's partitions, or (`scanned` empty) one that holds only what was left unread. */
+private final case class ReadIfChangedPart(index: Int, scanned: Option[Partition]) extends Partition

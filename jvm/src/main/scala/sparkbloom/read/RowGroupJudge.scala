@@ -17,7 +17,6 @@ import sparkbloom.rows.{KeyBytes, KeyNumbers, RowKeys}
  * min/max statistics first and its Bloom filter second (the filter only when statistics
  * leave the question open, so that it is read only then). Every doubt answers "may match".
  *
- * @param footer         the file's footer summary
  * @param caseSensitive  `spark.sql.caseSensitive`: how column names find file columns
  * @param legacyCalendar dates and timestamps in this file may be rebased (Spark 2.x
  *                       files, LEGACY rebase modes): their stored values are not the
@@ -37,10 +36,8 @@ private[sparkbloom] final class RowGroupJudge(
     case All(children) => children.forall(mayMatch(rowGroup, _))
     case AnyOf(children) => children.exists(mayMatch(rowGroup, _))
     case in: ColumnIn =>
-      decidable(rowGroup, in) match {
-        case None => true
-        case Some((column, chunk, candidates)) =>
-          candidates.mayBePresent(chunk, filterOf(rowGroup.ordinal, column))
+      decidable(rowGroup, in).forall { case (column, chunk, candidates) =>
+        candidates.mayBePresent(chunk, filterOf(rowGroup.ordinal, column))
       }
   }
 
@@ -72,19 +69,15 @@ private[sparkbloom] final class RowGroupJudge(
   /** The file column of `in` and its candidates, when its filter can answer for it. */
   private def decidable(rowGroup: RowGroupSummary, in: ColumnIn): Option[(String, ChunkSummary, ProbeCandidates)] =
     if (legacyCalendar && RowGroupJudge.calendarType(in.dataType)) None
-    else chunkFor(rowGroup, in.path) match {
-      case Some((_, chunk)) if in.fieldId.exists(id => !hasFieldId(chunk, id)) => None
-      case Some((column, chunk)) =>
-        candidatesFor(in, chunk.primitiveType).map(candidates => (column, chunk, candidates))
-      case None => None
-    }
+    else chunkFor(rowGroup, in.path)
+      .filter { case (_, chunk) => in.fieldId.forall(id => Option(chunk.primitiveType.getId).exists(_.intValue == id)) }
+      .flatMap { case (column, chunk) => candidatesFor(in, chunk.primitiveType).map((column, chunk, _)) }
 
   // Per file, each IN list is looked up once per column type, not once per row group; keys
   // are the predicate's own nodes (identity: IN lists can be long).
   private val candidatesByNode =
     new java.util.IdentityHashMap[ColumnIn, (PrimitiveType, Option[ProbeCandidates])]()
 
-  /** The candidates of all values of `in` in a column of this type; None if any is undecidable. */
   private def candidatesFor(in: ColumnIn, column: PrimitiveType): Option[ProbeCandidates] = {
     val known = candidatesByNode.get(in)
     if (known != null && known._1 == column) known._2
@@ -121,15 +114,10 @@ private[sparkbloom] final class RowGroupJudge(
     if (caseSensitive) Some(dotted).filter(names.contains)
     else {
       val lower = dotted.toLowerCase(Locale.ROOT)
-      names.filter(_.toLowerCase(Locale.ROOT) == lower).toSeq match {
-        case Seq(single) => Some(single)
-        case _ => None
-      }
+      val matching = names.filter(_.toLowerCase(Locale.ROOT) == lower)
+      if (matching.size == 1) matching.headOption else None
     }
   }
-
-  private def hasFieldId(chunk: ChunkSummary, id: Int): Boolean =
-    Option(chunk.primitiveType.getId).exists(_.intValue == id)
 }
 
 private[sparkbloom] object RowGroupJudge {

@@ -6,22 +6,18 @@ import sparkbloom.rows.RowKeys
 
 /**
  * What the driver decided for one file it judged, carried to the tasks in the file's
- * metadata map (Spark hands `FileStatusWithMetadata.metadata` to every `PartitionedFile`
- * of that file). Its presence alone says the driver already probed the file's filters, so
- * tasks need not read them again.
+ * metadata map (Spark hands `FileStatusWithMetadata.metadata` to every `PartitionedFile` of
+ * the file); its presence says the file's filters were probed, so tasks do not read them.
  *
- * parquet-java gives a task reading bytes `[start, end)` the row groups whose split
- * midpoint (see [[FooterReader]]) lies there. A split of Spark's therefore owns exactly
- * the row groups whose midpoints it contains, and reads the kept ones among them through
- * ranges that contain their midpoints and no midpoint of a ruled-out row group: the same
- * rule, on the same offsets, as the task's own parquet-java applies, so no kept row group
- * can be lost or read twice.
+ * parquet-java gives a task reading bytes `[start, end)` the row groups whose split midpoint
+ * ([[FooterReader]]) lies there. A split reads its kept row groups through ranges holding
+ * their midpoints and no ruled-out one's: the same rule, on the same offsets, as the task's
+ * own parquet-java, so no kept row group can be lost or read twice.
  *
  * A row group is never shared among the splits its bytes overlap, however large: its rows
  * then reported the split that read them (`_metadata.file_block_start`,
- * `input_file_block_start()`) where Spark reports the one holding its midpoint, and every
- * such split opened it, running parquet-java's dictionary filter and so its LZ4_RAW fault
- * (docs/compatibility.md) many times over.
+ * `input_file_block_start()`) where Spark reports the one holding its midpoint, and each such
+ * split ran parquet-java's dictionary filter, and so its LZ4_RAW fault (docs/compatibility.md).
  *
  * @param midpoints the file's distinct split midpoints, ascending (empty: read the split as is)
  * @param keep      per midpoint, whether a row group there may match
@@ -54,13 +50,12 @@ private[sparkbloom] final case class RowGroupSelection(midpoints: Array[Long], k
       runs.reverse.map { run => (midpoints(run.last), midpoints(run.head) - midpoints(run.last) + 1) }
     }
 
-  /** Whether the split reads nothing (holds no midpoint of a kept row group), so its task may be dropped on the driver. */
+  /** Whether the split holds no midpoint of a kept row group, so its task may be dropped on the driver. */
   def readsNothing(splitStart: Long, splitLength: Long): Boolean = rangesWithin(splitStart, splitLength).isEmpty
 }
 
 private[sparkbloom] object RowGroupSelection {
 
-  /** Key in a file's metadata map. */
   val MetadataKey = "sparkbloom_row_groups"
 
   private val Everything = RowGroupSelection(Array.empty, Array.empty)

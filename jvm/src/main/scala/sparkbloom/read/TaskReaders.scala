@@ -4,14 +4,12 @@ package sparkbloom.read
 
 /**
  * Which of a scan's two Parquet readers its tasks need: one keeps parquet-java's in-task
- * Bloom-filter pass (files the driver did not judge), the other leaves it out (files the
- * driver judged: their filters were read once already). Each reader Spark builds costs a
- * clone of the Hadoop configuration and a broadcast of it, per scan executed, which for a
- * point lookup is a good part of the query; so a scan builds only the readers its files use.
- *
- * Reading a file with the other reader is never wrong, only slower or faster: the in-task
- * pass only skips row groups in which nothing can match, so whichever reader a file gets,
- * every matching row is read. That is why a guess from the last listing is enough.
+ * Bloom-filter pass (files the driver did not judge), the other leaves it out (judged files,
+ * whose filters were read already). Each reader costs a clone and a broadcast of the Hadoop
+ * configuration per scan executed, a good part of a point lookup, so a scan builds only those
+ * its files use. Reading a file with the other reader is never wrong, only slower or faster:
+ * the in-task pass only skips row groups in which nothing can match, so every matching row is
+ * read whichever reader a file gets. That is why a guess from the last listing is enough.
  */
 private[sparkbloom] final case class TaskReaders(judged: Boolean, unjudged: Boolean) {
 
