@@ -33,8 +33,10 @@ import sparkbloom.settings.SparkBloomConf
 private[sparkbloom] final case class PruneFilesByBloomFilters(session: SparkSession) extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan =
-    if (!SparkBloomConf.enabled(session.sessionState.conf)) plan
-    else
+    if (!SparkBloomConf.enabled(session.sessionState.conf)) {
+      if (plan.exists(PlainParquet.scan)) PruningStats.recordLast(session, PruningStats.Empty) // nothing judged
+      plan
+    } else
       plan.transformDown {
         case op @ ScanOperation(_, _, filters, relation: LogicalRelation)
             if unjudgedV1(relation) && PointPredicate.fromFilters(filters).isDefined =>
