@@ -22,11 +22,8 @@ object SparkBloom {
    * What sparkbloom decided for the last Parquet scan `session` planned, keyed as
    * `sparkbloom.last_pruning(spark)` returns it; empty before the first scan.
    */
-  def lastPruning(session: SparkSession): java.util.Map[String, java.lang.Long] = {
-    val stats = PruningStats.last(session).map(_.toMap).getOrElse(Map.empty)
-    stats.map { case (k, v) => k -> java.lang.Long.valueOf(v) }.asJava
-  }
+  def lastPruning(session: SparkSession): java.util.Map[String, java.lang.Long] =
+    PruningStats.last(session).map(_.toMap).getOrElse(Map.empty).map { case (k, v) => k -> Long.box(v) }.asJava
 
-  /** The extension class name, for `spark.sql.extensions`. */
   val ExtensionClass: String = classOf[SparkBloomExtensions].getName
 }

@@ -24,11 +24,10 @@ import sparkbloom.runtime.BloomRuntime
  * to the commands as they are analyzed (just before they run) and returns every plan unchanged.
  */
 private[sparkbloom] final case class BloomCacheInvalidation(session: SparkSession) extends Rule[LogicalPlan] {
-
   override def apply(plan: LogicalPlan): LogicalPlan = {
     plan match {
       case RefreshResource(path) => invalidate(Some(path))
-      case RefreshTableCommand(table) => invalidate(tableLocation(table))
+      case RefreshTableCommand(table) => invalidate(Some(tableLocation(table)))
       case RefreshTable(ResolvedTable(_, _, table, _)) =>
         invalidate(Option(table.properties.get(TableCatalog.PROP_LOCATION)))
       case _ =>
@@ -40,13 +39,11 @@ private[sparkbloom] final case class BloomCacheInvalidation(session: SparkSessio
    * Where a table's files are: its location, or everything ("") for what has no single
    * location (a view, a temporary view, a table whose partitions may live elsewhere).
    */
-  private def tableLocation(table: TableIdentifier): Option[String] =
+  private def tableLocation(table: TableIdentifier): String =
     try {
       val meta = session.sessionState.catalog.getTableMetadata(table)
-      if (meta.partitionColumnNames.nonEmpty) Some("") else meta.storage.locationUri.map(_.toString).orElse(Some(""))
-    } catch {
-      case NonFatal(_) => Some("")
-    }
+      if (meta.partitionColumnNames.nonEmpty) "" else meta.storage.locationUri.fold("")(_.toString)
+    } catch { case NonFatal(_) => "" }
 
   private def invalidate(location: Option[String]): Unit = location.foreach { where =>
     val qualified =
@@ -62,10 +59,9 @@ private[sparkbloom] final case class BloomCacheInvalidation(session: SparkSessio
 }
 
 /**
- * `CLEAR CACHE` drops every footer, filter and table index sparkbloom keeps loaded. Not in the analysis rule:
- * Spark's plan for it is one object (`ClearCacheCommand`) that the first analysis in the JVM
- * marks analyzed, and an analyzed plan is never analyzed again; each run plans it again.
- * Plans nothing itself.
+ * `CLEAR CACHE` drops every footer, filter and table index sparkbloom keeps loaded. Not in the
+ * analysis rule: Spark's plan for it is one object (`ClearCacheCommand`) that the first analysis
+ * in the JVM marks analyzed, and an analyzed plan is never analyzed again; each run plans it again.
  */
 private[sparkbloom] object ClearCacheStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = {

@@ -27,7 +27,6 @@ import sparkbloom.write.{BloomParquetFileFormat, BloomWriteOptions}
  * too, so that a bad option fails them rather than the first `INSERT` after them.
  */
 private[sparkbloom] final case class BloomWriteRule(session: SparkSession) extends Rule[LogicalPlan] {
-
   // Matched at the root, where Spark puts write commands, and not with transform: Spark's
   // ParquetFileFormat equals any ParquetFileFormat, so transform would see the rewritten
   // command as unchanged and keep the original.
@@ -36,26 +35,21 @@ private[sparkbloom] final case class BloomWriteRule(session: SparkSession) exten
     // format's writer) and is written exactly as without sparkbloom.
     case cmd: InsertIntoHadoopFsRelationCommand if cmd.fileFormat.getClass == classOf[ParquetFileFormat] =>
       IndexMaintenance.noticeWrite(session, cmd.outputPath, cmd.partitionColumns.size)
-      val options = tableOptions(cmd.catalogTable) ++ cmd.options
-      val partitions = cmd.partitionColumns.map(_.name)
-      specFor(options, cmd.query.schema, partitions) match {
+      val options = cmd.catalogTable.map(tableOptions).getOrElse(Map.empty) ++ cmd.options
+      specFor(options, cmd.query.schema, cmd.partitionColumns.map(_.name)) match {
         case Some(spec) => cmd.copy(fileFormat = new BloomParquetFileFormat(spec))
         case None => cmd
       }
-    case ctas: CreateDataSourceTableAsSelectCommand if isParquet(ctas.table) =>
-      specFor(tableOptions(Some(ctas.table)), ctas.query.schema, ctas.table.partitionColumnNames)
-      ctas
+    case c: CreateDataSourceTableAsSelectCommand if isParquet(c.table) => check(c.table, c.query.schema); c
     case create: CreateDataSourceTableCommand if isParquet(create.table) && create.table.schema.nonEmpty =>
-      specFor(tableOptions(Some(create.table)), create.table.schema, create.table.partitionColumnNames)
-      create
+      check(create.table, create.table.schema); create
     // A bad option set later would fail every INSERT after it, so it fails the ALTER.
     case alter: AlterTableSetPropertiesCommand if !alter.isView && BloomWriteOptions.mentioned(alter.properties) =>
       val catalog = session.sessionState.catalog
       if (catalog.tableExists(alter.tableName)) {
         val table = catalog.getTableMetadata(alter.tableName)
         if (isParquet(table) && table.schema.nonEmpty) {
-          specFor(tableOptions(Some(table.copy(properties = table.properties ++ alter.properties))), table.schema,
-            table.partitionColumnNames)
+          check(table.copy(properties = table.properties ++ alter.properties), table.schema)
         }
       }
       alter
@@ -66,8 +60,10 @@ private[sparkbloom] final case class BloomWriteRule(session: SparkSession) exten
     table.provider.exists(p => p.toLowerCase(Locale.ROOT) == "parquet" || p == classOf[ParquetFileFormat].getName)
 
   /** TBLPROPERTIES, overridden by OPTIONS (both case-insensitive in name). */
-  private def tableOptions(table: Option[CatalogTable]): Map[String, String] =
-    table.map(t => t.properties ++ t.storage.properties).getOrElse(Map.empty)
+  private def tableOptions(table: CatalogTable): Map[String, String] = table.properties ++ table.storage.properties
+
+  private def check(table: CatalogTable, schema: StructType): Unit =
+    specFor(tableOptions(table), schema, table.partitionColumnNames)
 
   private def specFor(options: Map[String, String], schema: StructType, partitions: Seq[String]) =
     if (!BloomWriteOptions.mentioned(options)) None

@@ -16,12 +16,9 @@ import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand
  * ([[DeltaWriteRule]] derives parquet-java's keys from the names Delta gave the columns),
  * and the rows are written with filters.
  */
-private[sparkbloom] final case class CreateDeltaTableWithFilters(
-    write: SaveIntoDataSourceCommand,
-    path: String,
+private[sparkbloom] final case class CreateDeltaTableWithFilters(write: SaveIntoDataSourceCommand, path: String,
     bloomOptions: Map[String, String])
     extends LeafRunnableCommand {
-
   override def run(session: SparkSession): Seq[Row] = {
     write.copy(query = LocalRelation(write.query.output)).run(session)
     val properties = bloomOptions.map { case (k, v) => s"${quote(k)} = ${quote(v)}" }.mkString(", ")

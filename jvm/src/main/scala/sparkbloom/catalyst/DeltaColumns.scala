@@ -42,23 +42,21 @@ private[sparkbloom] final case class DeltaColumns(referenceSchema: StructType, m
   def filePath(path: Seq[String]): Option[Seq[String]] = physicalPath(referenceSchema, path).map(_._1)
 
   /** Delta resolves column names case-insensitively, whatever `spark.sql.caseSensitive` says. */
-  private def physicalPath(schema: StructType, path: Seq[String]): Option[(Seq[String], StructField)] =
-    path match {
-      case Seq() => None
-      case head +: rest =>
-        schema.fields.filter(_.name.toLowerCase(Locale.ROOT) == head.toLowerCase(Locale.ROOT)).toSeq match {
-          case Seq(field) =>
-            val name = if (mode != "none" && field.metadata.contains(PhysicalNameKey)) {
-              field.metadata.getString(PhysicalNameKey)
-            } else field.name
-            if (rest.isEmpty) Some((Seq(name), field))
-            else field.dataType match {
-              case nested: StructType => physicalPath(nested, rest).map { case (p, leaf) => (name +: p, leaf) }
-              case _ => None
-            }
-          case _ => None
-        }
-    }
+  private def physicalPath(schema: StructType, path: Seq[String]): Option[(Seq[String], StructField)] = path match {
+    case head +: rest =>
+      schema.fields.filter(_.name.toLowerCase(Locale.ROOT) == head.toLowerCase(Locale.ROOT)).toSeq match {
+        case Seq(field) =>
+          val mapped = mode != "none" && field.metadata.contains(PhysicalNameKey)
+          val name = if (mapped) field.metadata.getString(PhysicalNameKey) else field.name
+          (rest, field.dataType) match {
+            case (Seq(), _) => Some((Seq(name), field))
+            case (_, nested: StructType) => physicalPath(nested, rest).map { case (p, leaf) => (name +: p, leaf) }
+            case _ => None
+          }
+        case _ => None
+      }
+    case _ => None
+  }
 }
 
 private[sparkbloom] object DeltaColumns {

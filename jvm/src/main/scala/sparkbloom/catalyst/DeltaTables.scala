@@ -17,9 +17,6 @@ import org.apache.spark.sql.types.StructType
  * used here; a Delta without them gets no pruning and a clear error for filter settings.
  */
 private[sparkbloom] object DeltaTables {
-  private val TahoeFileIndex = "org.apache.spark.sql.delta.files.TahoeFileIndex"
-  private val DeltaParquetFileFormat = "org.apache.spark.sql.delta.DeltaParquetFileFormat"
-  private val DeltaTableV2 = "org.apache.spark.sql.delta.catalog.DeltaTableV2"
   private val DeltaDataSource = "org.apache.spark.sql.delta.sources.DeltaDataSource"
   private val DeltaLog = "org.apache.spark.sql.delta.DeltaLog"
 
@@ -29,15 +26,7 @@ private[sparkbloom] object DeltaTables {
     def columns: DeltaColumns = DeltaColumns(schema, columnMappingMode)
 
     /** Every column that is not a struct, by its field names from the top. */
-    def leafPaths: Seq[Seq[String]] = {
-      def leaves(struct: StructType): Seq[Seq[String]] = struct.fields.toSeq.flatMap { f =>
-        f.dataType match {
-          case nested: StructType => leaves(nested).map(f.name +: _)
-          case _ => Seq(Seq(f.name))
-        }
-      }
-      leaves(schema)
-    }
+    def leafPaths: Seq[Seq[String]] = leaves(schema)
   }
 
   /**
@@ -45,10 +34,11 @@ private[sparkbloom] object DeltaTables {
    * Delta's own log and checkpoint scans use other file indexes.
    */
   def isDeltaScan(relation: HadoopFsRelation): Boolean =
-    extendsClass(relation.location.getClass, TahoeFileIndex) &&
-      extendsClass(relation.fileFormat.getClass, DeltaParquetFileFormat)
+    extendsClass(relation.location.getClass, "org.apache.spark.sql.delta.files.TahoeFileIndex") &&
+      extendsClass(relation.fileFormat.getClass, "org.apache.spark.sql.delta.DeltaParquetFileFormat")
 
-  def isDeltaTable(table: AnyRef): Boolean = extendsClass(table.getClass, DeltaTableV2)
+  def isDeltaTable(table: AnyRef): Boolean =
+    extendsClass(table.getClass, "org.apache.spark.sql.delta.catalog.DeltaTableV2")
 
   def isDeltaSource(source: AnyRef): Boolean = extendsClass(source.getClass, DeltaDataSource)
 
@@ -72,7 +62,6 @@ private[sparkbloom] object DeltaTables {
     fs.exists(log) && fs.listStatus(log).nonEmpty
   }
 
-  /** The current state of the Delta table at `path`, if there is one. */
   def stateAt(session: SparkSession, path: String): Option[DeltaState] =
     if (!isTableAt(session, path)) None
     else {
@@ -90,6 +79,13 @@ private[sparkbloom] object DeltaTables {
       call(metadata, "configuration").asInstanceOf[Map[String, String]],
       call(metadata, "partitionColumns").asInstanceOf[scala.collection.Seq[String]].toSeq,
       modeName(call(metadata, "columnMappingMode")))
+  }
+
+  private def leaves(struct: StructType): Seq[Seq[String]] = struct.fields.toSeq.flatMap { f =>
+    f.dataType match {
+      case nested: StructType => leaves(nested).map(f.name +: _)
+      case _ => Seq(Seq(f.name))
+    }
   }
 
   private def modeName(mode: AnyRef): String = call(mode, "name").toString.toLowerCase(Locale.ROOT)

@@ -9,7 +9,6 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{NamedRelation, ResolvedTable}
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.StructType
@@ -17,6 +16,7 @@ import org.apache.spark.sql.types.StructType
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.hashing.FilterSupport
 import sparkbloom.write.{BloomWriteOptions, ParquetJavaFilterKeys}
+import sparkbloom.write.BloomWriteOptions.mentioned
 
 /**
  * Bloom filters in Delta Lake tables. Delta writes its files with its own writer, which
@@ -35,14 +35,10 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
   import DeltaWriteRule._
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan match {
-    case c: CreateTable if isDelta(c.tableSpec) && mentioned(c.tableSpec.properties) =>
-      c.copy(tableSpec = withKeys(c.tableSpec, Map.empty, c.tableSchema, c.partitioning))
-    case c: CreateTableAsSelect if isDelta(c.tableSpec) && mentioned(c.tableSpec.properties ++ c.writeOptions) =>
-      c.copy(tableSpec = withKeys(c.tableSpec, c.writeOptions, c.query.schema, c.partitioning))
-    case r: ReplaceTable if isDelta(r.tableSpec) && mentioned(r.tableSpec.properties) =>
-      r.copy(tableSpec = withKeys(r.tableSpec, Map.empty, r.tableSchema, r.partitioning))
-    case r: ReplaceTableAsSelect if isDelta(r.tableSpec) && mentioned(r.tableSpec.properties ++ r.writeOptions) =>
-      r.copy(tableSpec = withKeys(r.tableSpec, r.writeOptions, r.query.schema, r.partitioning))
+    case c: CreateTable => withKeys(c, c.tableSpec, Map.empty, c.tableSchema)(s => c.copy(tableSpec = s))
+    case c: CreateTableAsSelect => withKeys(c, c.tableSpec, c.writeOptions, c.query.schema)(s => c.copy(tableSpec = s))
+    case r: ReplaceTable => withKeys(r, r.tableSpec, Map.empty, r.tableSchema)(s => r.copy(tableSpec = s))
+    case r: ReplaceTableAsSelect => withKeys(r, r.tableSpec, r.writeOptions, r.query.schema)(s => r.copy(tableSpec = s))
 
     case s @ SetTableProperties(table: ResolvedTable, properties)
         if DeltaTables.isDeltaTable(table.table) && mentioned(properties) =>
@@ -62,23 +58,21 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
           requireNoTransaction(w.options)
           CreateDeltaTableWithFilters(w, path, bloomOptions(w.options))
       }
-    case a: AppendData if mentioned(a.writeOptions) => requireTableSettingsOf(a.writeOptions, a.table); a
-    case o: OverwriteByExpression if mentioned(o.writeOptions) => requireTableSettingsOf(o.writeOptions, o.table); o
-    case o: OverwritePartitionsDynamic if mentioned(o.writeOptions) =>
-      requireTableSettingsOf(o.writeOptions, o.table); o
+    case a: AppendData => requireTableSettingsOf(a.writeOptions, a.table); a
+    case o: OverwriteByExpression => requireTableSettingsOf(o.writeOptions, o.table); o
+    case o: OverwritePartitionsDynamic => requireTableSettingsOf(o.writeOptions, o.table); o
     case other => other
   }
 
-  private def isDelta(spec: TableSpecBase): Boolean = DeltaTables.isDeltaProvider(spec.provider)
-
   /**
-   * A new table's properties with the filter settings of its properties and of the write
-   * (a DataFrame's options) and parquet-java's keys. Its columns get physical names only
-   * when Delta commits it, so a column-mapped table gets its filters set afterwards.
+   * A new Delta table's properties with the filter settings of its properties and of the
+   * write (a DataFrame's options) and parquet-java's keys. Its columns get physical names
+   * only when Delta commits it, so a column-mapped table gets its filters set afterwards.
    */
-  private def withKeys(spec: TableSpecBase, writeOptions: Map[String, String], schema: StructType,
-      partitioning: Seq[Transform]): TableSpecBase = spec match {
-    case resolved: TableSpec =>
+  private def withKeys(create: V2CreateTablePlan, spec: TableSpecBase, writeOptions: Map[String, String],
+      schema: StructType)(copy: TableSpec => LogicalPlan): LogicalPlan = spec match {
+    case resolved: TableSpec
+        if DeltaTables.isDeltaProvider(spec.provider) && mentioned(spec.properties ++ writeOptions) =>
       val settings = bloomOptions(writeOptions) ++ resolved.properties
       val mode = settings.collectFirst { case (k, v) if k.equalsIgnoreCase(ColumnMappingKey) => v }
         .orElse(session.conf.getOption(DefaultColumnMappingKey)).getOrElse("none")
@@ -88,10 +82,10 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
           s"SET TBLPROPERTIES ('${BloomWriteOptions.Columns}' = '...')")
       }
       val identityColumns =
-        partitioning.filter(_.name == "identity").flatMap(_.references.map(_.fieldNames.mkString(".")))
+        create.partitioning.filter(_.name == "identity").flatMap(_.references.map(_.fieldNames.mkString(".")))
       val keys = keysFor(settings, schema, identityColumns, filePath = identity)
-      resolved.copy(properties = resolved.properties ++ bloomOptions(writeOptions) ++ keys)
-    case unresolved => unresolved
+      copy(resolved.copy(properties = resolved.properties ++ bloomOptions(writeOptions) ++ keys))
+    case _ => create
   }
 
   /**
@@ -125,7 +119,7 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
   }
 
   private def requireTableSettingsOf(options: Map[String, String], table: NamedRelation): Unit = table match {
-    case r: DataSourceV2Relation if DeltaTables.isDeltaTable(r.table) =>
+    case r: DataSourceV2Relation if mentioned(options) && DeltaTables.isDeltaTable(r.table) =>
       requireTableSettings(options, DeltaTables.stateOf(r.table))
     case _ =>
   }
@@ -151,8 +145,6 @@ private[sparkbloom] object DeltaWriteRule {
   val DefaultColumnMappingKey = "spark.databricks.delta.properties.defaults.columnMapping.mode"
   private val TransactionOptions = Seq("txnAppId", "txnVersion")
 
-  def mentioned(settings: Map[String, String]): Boolean = BloomWriteOptions.mentioned(settings)
-
   def bloomOptions(settings: Map[String, String]): Map[String, String] =
     settings.filter { case (k, _) => k.toLowerCase(Locale.ROOT).startsWith("bloom_filter_") }
 
@@ -160,12 +152,12 @@ private[sparkbloom] object DeltaWriteRule {
 
   /** The partition columns `DataFrameWriter.partitionBy` hands a V1 source, as a JSON list. */
   private def partitionColumnsOption(options: Map[String, String]): Seq[String] =
-    options.collectFirst { case (k, v) if k == "__partition_columns" => v }.map { json =>
+    options.collectFirst { case (k, v) if k == "__partition_columns" => v }.toSeq.flatMap { json =>
       org.json4s.jackson.JsonMethods.parse(json).values match {
         case names: List[_] => names.map(_.toString)
         case _ => Nil
       }
-    }.getOrElse(Nil)
+    }
 
   private def fail(message: String): Nothing = throw new SparkBloomException(message)
 }

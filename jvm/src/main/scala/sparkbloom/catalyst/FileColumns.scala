@@ -21,14 +21,10 @@ private[sparkbloom] trait FileColumns extends Serializable {
 private[sparkbloom] object FileColumns {
 
   /** Files hold the scan's columns under the scan's names. */
-  case object ByName extends FileColumns {
-    def resolve(predicate: PointPredicate): Option[PointPredicate] = Some(predicate)
-  }
+  case object ByName extends FileColumns { def resolve(p: PointPredicate): Option[PointPredicate] = Some(p) }
 
   /** The reader matches columns in a way sparkbloom does not follow: nothing is judged. */
-  case object NotJudged extends FileColumns {
-    def resolve(predicate: PointPredicate): Option[PointPredicate] = None
-  }
+  case object NotJudged extends FileColumns { def resolve(p: PointPredicate): Option[PointPredicate] = None }
 
   /**
    * A plain Parquet scan of `dataSchema`. With `spark.sql.parquet.fieldId.read.enabled`,

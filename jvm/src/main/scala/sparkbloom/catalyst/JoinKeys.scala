@@ -55,13 +55,11 @@ private[sparkbloom] object JoinKeys extends PredicateHelper {
    * (a true literal), one with more than `maxKeys` keys, or one on something other than a
    * column says nothing, and only ever keeps more data.
    */
-  def evaluated(subqueries: Seq[Expression], maxKeys: Int): Runtime =
-    of(
-      subqueries.flatMap {
-        case DynamicPruningExpression(in: InSubqueryExec) =>
-          in.values().flatMap(values => PointPredicate.columnIn(in.child, values.toSeq))
-        case _ => None
-      }, maxKeys)
+  def evaluated(subqueries: Seq[Expression], maxKeys: Int): Runtime = of(subqueries.flatMap {
+      case DynamicPruningExpression(in: InSubqueryExec) =>
+        in.values().flatMap(values => PointPredicate.columnIn(in.child, values.toSeq))
+      case _ => None
+    }, maxKeys)
 
   /** A runtime predicate from per-column keys, counting the keys probed; a column with more
    *  than `maxKeys` keys is left out (probing it would cost more than it saves). */

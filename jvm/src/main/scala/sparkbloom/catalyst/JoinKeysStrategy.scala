@@ -74,12 +74,8 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
     SparkBloomConf.enabled(conf) && SparkBloomConf.joinEnabled(conf) && conf.dynamicPartitionPruningEnabled
   }
 
-  private def planAsSpark(join: LogicalPlan): Seq[SparkPlan] =
-    session.sessionState.planner.strategies.iterator
-      .filterNot(_.isInstanceOf[JoinKeysStrategy])
-      .map(_(join))
-      .find(_.nonEmpty)
-      .getOrElse(Nil)
+  private def planAsSpark(join: LogicalPlan): Seq[SparkPlan] = session.sessionState.planner.strategies.iterator
+    .filterNot(_.isInstanceOf[JoinKeysStrategy]).map(_(join)).find(_.nonEmpty).getOrElse(Nil)
 
   /**
    * The join planned with key subqueries on its pruned side, or None to plan it as Spark
@@ -95,7 +91,11 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
   private def withKeys(join: Join): Option[Seq[SparkPlan]] = {
     def planned(decision: Decision): Option[Seq[SparkPlan]] =
       marked(join, decision).map(planAsSpark).filter { physical =>
-        !onlyInBroadcast(join, decision) || physical.exists(broadcasts(_, decision.pruneLeft))
+        // Spark planned a broadcast hash join that builds the side opposite the pruned one.
+        !onlyInBroadcast(join, decision) || physical.exists {
+          case j: BroadcastHashJoinExec => j.buildSide == (if (decision.pruneLeft) BuildRight else BuildLeft)
+          case _ => false
+        }
       }
     join.getTagValue(DecisionTag) match {
       case Some(decision) => decision.flatMap(planned)
@@ -105,12 +105,6 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
         join.setTagValue(DecisionTag, if (plan.isDefined) fresh else None)
         plan
     }
-  }
-
-  /** Whether `plan` is a broadcast hash join that builds the side opposite the pruned one. */
-  private def broadcasts(plan: SparkPlan, pruneLeft: Boolean): Boolean = plan match {
-    case join: BroadcastHashJoinExec => join.buildSide == (if (pruneLeft) BuildRight else BuildLeft)
-    case _ => false
   }
 
   /**
@@ -124,9 +118,7 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
 
   private def decide(join: Join): Option[Decision] = join match {
     case ExtractEquiJoinKeys(joinType, leftKeys, rightKeys, _, _, left, right, _) =>
-      val sides =
-        (if (canPruneLeft(joinType)) Seq(true) else Nil) ++ (if (canPruneRight(joinType)) Seq(false) else Nil)
-      val candidates = sides.flatMap { pruneLeft =>
+      val candidates = Seq(true, false).filter(canPrune(joinType, _)).flatMap { pruneLeft =>
         val (pruned, other) = if (pruneLeft) (left, right) else (right, left)
         val (prunedKeys, otherKeys) = if (pruneLeft) (leftKeys, rightKeys) else (rightKeys, leftKeys)
         val columns = prunedKeys.indices.filter(i => scanColumn(pruned, prunedKeys(i), otherKeys(i).dataType).isDefined)
@@ -236,13 +228,10 @@ private[sparkbloom] object JoinKeysStrategy {
   }
 
   // Only a side whose rows the join drops when the other side lacks their key can lose them early.
-  def canPruneLeft(joinType: JoinType): Boolean = joinType match {
-    case Inner | LeftSemi | RightOuter => true
-    case _ => false
-  }
-
-  def canPruneRight(joinType: JoinType): Boolean = joinType match {
-    case Inner | LeftOuter => true
+  private def canPrune(joinType: JoinType, left: Boolean): Boolean = joinType match {
+    case Inner => true
+    case LeftSemi | RightOuter => left
+    case LeftOuter => !left
     case _ => false
   }
 
@@ -263,10 +252,7 @@ private[sparkbloom] object JoinKeysStrategy {
         Some(scan -> e)
       case _ => None
     }
-    val column = key match {
-      case KnownFloatingPointNormalized(NormalizeNaNAndZero(child)) => child
-      case other => other
-    }
+    val column = key match { case KnownFloatingPointNormalized(NormalizeNaNAndZero(child)) => child; case k => k }
     if (column.dataType != otherType) None else resolve(side, column)
   }
 

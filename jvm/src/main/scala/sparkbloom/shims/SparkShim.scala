@@ -78,10 +78,5 @@ private[sparkbloom] object ReaderSkips {
 }
 
 /** The values of `buildKeys(keyIndex)` over `buildQuery`, to prune by `pruningKey`, as every line describes them. */
-private[sparkbloom] final case class KeySubquery(
-    pruningKey: Expression,
-    buildQuery: LogicalPlan,
-    buildKeys: Seq[Expression],
-    keyIndex: Int,
-    onlyInBroadcast: Boolean,
-    exprId: ExprId)
+private[sparkbloom] final case class KeySubquery(pruningKey: Expression, buildQuery: LogicalPlan,
+    buildKeys: Seq[Expression], keyIndex: Int, onlyInBroadcast: Boolean, exprId: ExprId)

@@ -10,7 +10,5 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
  *  can return another row's values (fixed in 4.3), and their vectorized reader has no
  *  BYTE_STREAM_SPLIT decoder at all (it came in 4.3). */
 private[sparkbloom] trait ReaderSkipsShim extends SparkShim {
-
-  override def readerSkips(encoding: Encoding, typeName: PrimitiveTypeName): Boolean =
-    ReaderSkips.onEveryLine(encoding)
+  override def readerSkips(encoding: Encoding, typeName: PrimitiveTypeName): Boolean = ReaderSkips.onEveryLine(encoding)
 }

@@ -12,7 +12,6 @@ import org.apache.spark.sql.types.StringType
 
 /** What every Spark 4 line shares: classic sessions, collations, parquet-java 1.15+. */
 private[sparkbloom] trait Spark4Shim extends SparkShim with DynamicPruningShim {
-
   override def planDataSourceV2(session: SparkSession, plan: LogicalPlan): Seq[SparkPlan] = session match {
     case s: classic.SparkSession => new DataSourceV2Strategy(s)(plan)
     case _ => Nil
@@ -22,5 +21,4 @@ private[sparkbloom] trait Spark4Shim extends SparkShim with DynamicPruningShim {
     stringType.collationId == StringType.collationId // UTF8_BINARY
 
   override def bloomFilterLength(chunk: ColumnChunkMetaData): Int = chunk.getBloomFilterLength
-
 }

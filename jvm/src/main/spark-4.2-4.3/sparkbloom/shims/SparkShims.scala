@@ -10,10 +10,6 @@ import org.apache.parquet.format.{FileMetaData, Util}
 /** Spark 4.2 and 4.3: parquet-java 1.17, whose footer parsing has a configurable Thrift limit. */
 private[sparkbloom] object SparkShims
     extends Spark4Shim with RebaseModeAsEnum with ReaderSkipsShim with SumEvalModeShim {
-
-  private val ThriftSizeLimitKey = "parquet.thrift.string.size.limit"
-  private val DefaultThriftSizeLimit = 100 * 1024 * 1024
-
   override def readThriftFooter(in: InputStream, conf: Configuration): FileMetaData =
-    Util.readFileMetaData(in, conf.getInt(ThriftSizeLimitKey, DefaultThriftSizeLimit))
+    Util.readFileMetaData(in, conf.getInt("parquet.thrift.string.size.limit", 100 * 1024 * 1024))
 }
