@@ -43,8 +43,11 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
         PruningStats.recordLast(session, PruningStats.Empty)
         scan
       }
+    // A scan the optimizer judged keeps its node whatever the settings are now: the node
+    // reads what the verdicts left out if it changes before the plan runs again.
     case scan: FileSourceScanExec if PlainParquet.relation(scan.relation) =>
-      if (judgeable(scan, FileColumns.ofParquetScan(session.sessionState.conf, scan.relation.dataSchema))) {
+      if (scan.relation.location.isInstanceOf[BloomPruningFileIndex] ||
+        judgeable(scan, FileColumns.ofParquetScan(session.sessionState.conf, scan.relation.dataSchema))) {
         ScanPruningRule.pruned(session, scan, joinKeys = Nil)
       } else scan
   }

@@ -131,6 +131,25 @@ class ReexecutionSuite extends AnyFunSuite with SparkSessionSuite {
     }
   }
 
+  test("optimized with sparkbloom on, planned with it off: a file rewritten in place since is read") {
+    val random = new Random(7)
+    val dir = Files.createTempDirectory("sparkbloom-reexec-toggle").toFile
+    val victim = new File(dir, "part-00.parquet")
+    place(fileOf(distinct(random, 1000000L)), victim)
+    place(fileOf(distinct(random, 2000000L)), new File(dir, "part-01.parquet"))
+    val incoming = distinct(random, 9000000L)
+    val df = spark.read.parquet(dir.toString).where(col("k") === incoming.head)
+    df.queryExecution.optimizedPlan // judged: no file holds the key
+    withConf("spark.sparkbloom.enabled" -> "false")(df.queryExecution.executedPlan)
+    assert(rows(df).get.isEmpty)
+    val replacement = fileOf(incoming)
+    assert(replacement.length == victim.length)
+    val modified = victim.lastModified
+    place(replacement, victim)
+    assert(victim.setLastModified(modified))
+    assert(rows(df).get.size == 1, "the rewritten file was not read")
+  }
+
   test("re-execution differential: files appended, deleted, rewritten in place, V1 and V2") {
     val trials = sys.env.get("SPARKBLOOM_REEXEC_TRIALS").map(_.toInt).getOrElse(16)
     (0 until trials).foreach { seed =>
