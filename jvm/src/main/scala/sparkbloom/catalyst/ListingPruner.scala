@@ -155,19 +155,20 @@ private[sparkbloom] final class ListingPruner(
     val conf = session.sessionState.conf
     val predicate = (PointPredicate.fromFilters(ListingPruner.onDataColumns(dataFilters, partitionColumns()))
       .toSeq ++ keys.predicate).reduceOption((literals, joined) => PointPredicate.All(Seq(literals, joined)))
-    val files = listed.flatMap(_.files.map(_.fileStatus)).toIndexedSeq
+    val listedFiles = listed.flatMap(_.files.map(_.fileStatus)).toIndexedSeq
     val inFiles = predicate.flatMap(fileColumns.resolve)
     if (!SparkBloomConf.enabled(conf) || inFiles.isEmpty) {
-      return (listed, PruningStats.Empty.copy(filesTotal = files.size), Nil)
+      return (listed, PruningStats.Empty.copy(filesTotal = listedFiles.size), Nil)
     }
     val started = System.nanoTime()
     // taken before any footer is read: a file rewritten while it is judged must not match
     val judgedIn = Option(session.sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY))
     val runtime = BloomRuntime.of(session.sparkContext)
     val parallelism = runtime.settings.parallelism
+    val hadoopConf = session.sessionState.newHadoopConfWithOptions(options)
+    val files = FileIdentity.withEtags(listedFiles, hadoopConf)
     val judgements = FilePruner.inParallel(files.size, parallelism)(i =>
       FileJudgement(FileIdentity.of(files(i)), judgedIn))
-    val hadoopConf = session.sessionState.newHadoopConfWithOptions(options)
     val cache = Some(runtime(ProbeCache)).filter(_ => SparkBloomConf.usesCache(conf))
     val pruner = new FilePruner(
       hadoopConf,

@@ -57,7 +57,8 @@ private[sparkbloom] object IndexBuilder {
       e.manifest.columns.map(_.toLowerCase) == resolved.map(_.toLowerCase) && e.manifest.fpp == targetFpp &&
       e.manifest.maxBytes == maxBytes && e.segments.size < MaxSegments
     }
-    val files = ParquetFileListing.list(spark, qualifiedRoot.toString).toIndexedSeq
+    val files = FileIdentity.withEtags(ParquetFileListing.list(spark, qualifiedRoot.toString).toIndexedSeq,
+      spark.sessionState.newHadoopConf())
     val now = System.currentTimeMillis()
     val candidates = files.filter(f => incremental.forall(_.freshEntryOf(f).isEmpty))
     val (settled, unsettled) = candidates.partition(f => !FileIdentity.of(f).unsettled(now))
@@ -171,7 +172,8 @@ private[sparkbloom] object IndexBuilder {
     if (!fs.exists(dir)) return None
     val index = IndexLayout.latestManifest(fs, dir).map { case (p, v) => TableIndex.load(fs, qualifiedRoot, dir, p, v) }
       .getOrElse(return None)
-    val files = ParquetFileListing.list(spark, qualifiedRoot.toString)
+    val files = FileIdentity.withEtags(ParquetFileListing.list(spark, qualifiedRoot.toString).toIndexedSeq,
+      spark.sessionState.newHadoopConf())
     val bytes = fs.listStatus(dir).map(_.getLen).sum
     val columns = index.segments.flatMap(_.directory.columns)
     def perColumn[T](f: Seq[IndexLayout.SegmentColumn] => T): Map[String, T] =

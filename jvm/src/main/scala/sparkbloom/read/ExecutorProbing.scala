@@ -3,7 +3,7 @@
 package sparkbloom.read
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.hadoop.fs.FileStatus
 import org.apache.spark.SparkEnv
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.util.SerializableConfiguration
@@ -40,7 +40,7 @@ private[sparkbloom] object ExecutorProbing {
       useCache: Boolean): (IndexedSeq[FileVerdict], Long) = {
     val sc = session.sparkContext
     val conf = new SerializableConfiguration(hadoopConf)
-    val described = files.map(f => (f.getPath.toString, f.getLen, f.getModificationTime))
+    val described = files.map(f => (f.getPath.toString, f.getLen, f.getModificationTime, FileIdentity.etagOf(f)))
     val invalidations = ProbeCache.shared.invalidations
     val tasks = math.max(1, math.min(files.size / FilesPerTask + 1, sc.defaultParallelism * 4))
     val previous = sc.getLocalProperty("spark.job.description")
@@ -48,8 +48,8 @@ private[sparkbloom] object ExecutorProbing {
     val results =
       try {
         sc.parallelize(described, tasks).mapPartitions { slice =>
-          val statuses = slice.map { case (path, length, mtime) =>
-            new FileStatus(length, false, 0, 0, mtime, new Path(path))
+          val statuses = slice.map { case (path, length, mtime, etag) =>
+            FileIdentity.listedStatus(path, length, mtime, etag)
           }.toIndexedSeq
           // In the driver's JVM (local mode) the cache is the driver's own, already current.
           if (SparkEnv.get.executorId != DriverExecutorId) ProbeCache.shared.followDriver(invalidations)

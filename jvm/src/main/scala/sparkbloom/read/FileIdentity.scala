@@ -2,7 +2,15 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
-import org.apache.hadoop.fs.{EtagSource, FileStatus, Path}
+import java.util.concurrent.Callable
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{CommonPathCapabilities, EtagSource, FileStatus, Path}
+
+import sparkbloom.runtime.BloomRuntime
 
 /**
  * What says a file is still the one an index entry was built from. An entry is trusted only
@@ -10,30 +18,48 @@ import org.apache.hadoop.fs.{EtagSource, FileStatus, Path}
  * a local file system also the inode change time: a file rewritten in place with its length
  * kept and its modification time set back (`cp -p`, `touch -d`) keeps the other three, but
  * no user can set the change time back.
+ *
+ * A time alone never tells a rewrite on an object store: S3 gives whole seconds, so an object
+ * replaced within the same second with the same length keeps its length and `LastModified`,
+ * and only the etag changes. A modification time of whole seconds is therefore never taken as
+ * an identity without an etag or a change time ([[pinned]]), whatever the clocks say.
  */
 private[sparkbloom] final case class FileIdentity(length: Long, modificationTime: Long, etag: String,
     changeTime: Long) {
 
   /**
-   * Whether a rewrite could keep every field: no etag and no change time (HDFS, for one),
-   * and modified so recently that a second write within the same clock tick would not show.
+   * Whether this identity would show a rewrite that kept the length: it has an etag or a
+   * change time, or a modification time finer than whole seconds (HDFS and local disks give
+   * milliseconds; one write in a thousand lands on a whole second and is merely not trusted).
+   */
+  def pinned: Boolean = etag.nonEmpty || changeTime >= 0 || modificationTime % 1000 != 0
+
+  /**
+   * Whether a rewrite could keep every field: not [[pinned]], or no etag and no change time
+   * (HDFS, for one) and modified so recently that a second write within the same clock tick
+   * would not show.
    */
   def unsettled(now: Long): Boolean =
-    etag.isEmpty && changeTime < 0 && modificationTime > now - FileIdentity.SettleMillis
+    !pinned || (etag.isEmpty && changeTime < 0 && modificationTime > now - FileIdentity.SettleMillis)
 
   /**
    * Whether `now` (the same path looked at again) is still this file: every field both know
-   * is equal. An etag or change time that only one of them has is not compared: Spark's
-   * listings drop the etag an object store's own status carries.
+   * is equal, and one of them pins the content. An etag or change time that only one of them
+   * has is not compared (Spark 3.5's listings drop the etag an object store's own status
+   * carries); then only a fine-grained modification time can vouch for the file.
    */
-  def sameFile(now: FileIdentity): Boolean =
+  def sameFile(now: FileIdentity): Boolean = {
+    val etags = etag.nonEmpty && now.etag.nonEmpty
+    val changeTimes = changeTime >= 0 && now.changeTime >= 0
     now.length == length && now.modificationTime == modificationTime &&
-      (etag.isEmpty || now.etag.isEmpty || etag == now.etag) &&
-      (changeTime < 0 || now.changeTime < 0 || changeTime == now.changeTime)
+    (!etags || etag == now.etag) && (!changeTimes || changeTime == now.changeTime) &&
+    (etags || changeTimes || modificationTime % 1000 != 0)
+  }
 
-  /** Same length, modification time and etag: the cheap part, from a listing alone. */
+  /** Same length, modification time and etag: the cheap part, from a listing alone (change times are checked apart). */
   def sameListing(status: FileStatus): Boolean =
-    status.getLen == length && status.getModificationTime == modificationTime && FileIdentity.etagOf(status) == etag
+    status.getLen == length && status.getModificationTime == modificationTime &&
+      FileIdentity.etagOf(status) == etag && pinned
 }
 
 private[sparkbloom] object FileIdentity {
@@ -43,6 +69,53 @@ private[sparkbloom] object FileIdentity {
 
   def of(status: FileStatus): FileIdentity =
     FileIdentity(status.getLen, status.getModificationTime, etagOf(status), changeTimeOf(status.getPath))
+
+  /**
+   * `files` with the etags their file system keeps but their listing lost (Spark 3.5 rebuilds
+   * S3A's statuses without them): one HEAD per such file, on the probing threads. Without it
+   * such a file's whole-second time pins nothing, and no cache or index could serve it. A
+   * file that cannot be looked at keeps its listed status (and is then read, not trusted).
+   */
+  def withEtags(files: IndexedSeq[FileStatus], conf: Configuration): IndexedSeq[FileStatus] = {
+    def fileSystemOf(f: FileStatus) = (f.getPath.toUri.getScheme, f.getPath.toUri.getAuthority)
+    val withoutEtag = files.indices.filter(i => etagOf(files(i)).isEmpty)
+    val keepsEtags = withoutEtag.map(files).groupBy(fileSystemOf).map { case (fs, group) =>
+      fs -> fileSystemKeepsEtags(group.head.getPath, conf)
+    }
+    val lacking = withoutEtag.filter(i => keepsEtags(fileSystemOf(files(i))))
+    if (lacking.isEmpty) return files
+    val looked = lacking.map { i =>
+      new Callable[FileStatus] {
+        def call(): FileStatus = {
+          val listed = files(i)
+          try {
+            val now = listed.getPath.getFileSystem(conf).getFileStatus(listed.getPath)
+            if (now.getPath == listed.getPath && etagOf(now).nonEmpty) now else listed
+          } catch { case NonFatal(_) => listed }
+        }
+      }
+    }
+    val answers = BloomRuntime.get.probePool.invokeAll(looked.asJava).asScala.map(_.get())
+    val byPosition = lacking.zip(answers).toMap
+    files.indices.map(i => byPosition.getOrElse(i, files(i)))
+  }
+
+  private def fileSystemKeepsEtags(path: Path, conf: Configuration): Boolean =
+    try path.getFileSystem(conf).hasPathCapability(path, CommonPathCapabilities.ETAGS_AVAILABLE)
+    catch { case NonFatal(_) => false }
+
+  /**
+   * A file's status rebuilt elsewhere (an executor that probes for the driver) from what its
+   * listing said, etag included: the executor's cache keys on the same identity.
+   */
+  def listedStatus(path: String, length: Long, modificationTime: Long, etag: String): FileStatus =
+    if (etag.isEmpty) new FileStatus(length, false, 0, 0, modificationTime, new Path(path))
+    else new EtaggedStatus(length, modificationTime, new Path(path), etag)
+
+  private final class EtaggedStatus(length: Long, modificationTime: Long, path: Path, etag: String)
+      extends FileStatus(length, false, 0, 0, modificationTime, path) with EtagSource {
+    override def getEtag: String = etag
+  }
 
   def etagOf(status: FileStatus): String = status match {
     case e: EtagSource => Option(e.getEtag).getOrElse("")

@@ -13,10 +13,12 @@ import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
  * queries: a [[BloomRuntime]] part, bounded in bytes and evicted least-recently-used first.
  *
  * A file rewritten in place must never be judged by what the older file held. Keys carry
- * the file's length, modification time, etag and (local files) change time; a file
- * modified less than [[FileIdentity.SettleMillis]] ago is not cached at all, because a
- * rewrite within the same tick of a coarse clock (object stores report seconds) would keep
- * the first three; and Spark's own SQL invalidations (`REFRESH TABLE`, `REFRESH path`,
+ * the file's length, modification time, etag and (local files) change time. A file with an
+ * etag is cached at once: its etag changes with its content, and no clock is asked. A file
+ * without one is cached only if its identity is [[FileIdentity.pinned]] (an object store's
+ * whole-second time without an etag never is) and it was modified at least
+ * [[FileIdentity.SettleMillis]] ago by the driver's clock, because a rewrite within the same
+ * tick would keep the first three; and Spark's own SQL invalidations (`REFRESH TABLE`, `REFRESH path`,
  * `CLEAR CACHE`; the Catalog API calls have no hook) drop the entries of their paths. What
  * remains: a rewrite that keeps length and an old modification time (copied with its times
  * preserved) on a file system with neither etags nor change times (HDFS) is seen only after
@@ -124,9 +126,12 @@ private[sparkbloom] object ProbeCache extends PartKind[ProbeCache] {
 
   def shared: ProbeCache = BloomRuntime.get(ProbeCache)
 
-  /** Younger files are read, not cached: a coarse clock could not tell a rewrite. */
-  private def settled(file: FileKey): Boolean =
-    file.modificationTime <= System.currentTimeMillis() - FileIdentity.SettleMillis
+  /** What may be cached: an etag vouches for content; without one, only a settled, pinned identity. */
+  private def settled(file: FileKey): Boolean = {
+    val identity = FileIdentity(file.length, file.modificationTime, file.etag, file.changeTime)
+    identity.etag.nonEmpty ||
+    (identity.pinned && file.modificationTime <= System.currentTimeMillis() - FileIdentity.SettleMillis)
+  }
 
   private sealed trait Key { def file: FileKey }
   private final case class FooterKey(file: FileKey) extends Key
