@@ -2,9 +2,13 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
+import java.nio.ByteBuffer
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
 import org.apache.spark.SparkEnv
+import org.apache.spark.network.util.JavaUtils
+import org.apache.spark.serializer.JavaSerializer
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.util.SerializableConfiguration
 
@@ -40,17 +44,20 @@ private[sparkbloom] object ExecutorProbing {
       useCache: Boolean): (IndexedSeq[FileVerdict], Long) = {
     val sc = session.sparkContext
     val conf = new SerializableConfiguration(hadoopConf)
-    val described = files.map(f => (f.getPath.toString, f.getLen, f.getModificationTime, FileIdentity.etagOf(f)))
+    // The statuses themselves, Java-serialized whatever spark.serializer is: an object store's
+    // own status type carries the etag its reads are bound to (a status rebuilt from path,
+    // length and time lets S3A's analytics stream serve an older version it has seen).
+    val serializer = new JavaSerializer(sc.getConf)
+    val shipped = files.map(f => JavaUtils.bufferToArray(serializer.newInstance().serialize(f)))
     val invalidations = ProbeCache.shared.invalidations
     val tasks = math.max(1, math.min(files.size / FilesPerTask + 1, sc.defaultParallelism * 4))
     val previous = sc.getLocalProperty("spark.job.description")
     sc.setJobDescription(s"sparkbloom: probing the footers of ${files.size} files")
     val results =
       try {
-        sc.parallelize(described, tasks).mapPartitions { slice =>
-          val statuses = slice.map { case (path, length, mtime, etag) =>
-            FileIdentity.listedStatus(path, length, mtime, etag)
-          }.toIndexedSeq
+        sc.parallelize(shipped, tasks).mapPartitions { slice =>
+          val deserializer = new JavaSerializer(SparkEnv.get.conf).newInstance()
+          val statuses = slice.map(bytes => deserializer.deserialize[FileStatus](ByteBuffer.wrap(bytes))).toIndexedSeq
           // In the driver's JVM (local mode) the cache is the driver's own, already current.
           if (SparkEnv.get.executorId != DriverExecutorId) ProbeCache.shared.followDriver(invalidations)
           // No decryption keys travel: the driver probes itself when a crypto factory is set.

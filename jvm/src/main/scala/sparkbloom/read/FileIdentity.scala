@@ -104,19 +104,6 @@ private[sparkbloom] object FileIdentity {
     try path.getFileSystem(conf).hasPathCapability(path, CommonPathCapabilities.ETAGS_AVAILABLE)
     catch { case NonFatal(_) => false }
 
-  /**
-   * A file's status rebuilt elsewhere (an executor that probes for the driver) from what its
-   * listing said, etag included: the executor's cache keys on the same identity.
-   */
-  def listedStatus(path: String, length: Long, modificationTime: Long, etag: String): FileStatus =
-    if (etag.isEmpty) new FileStatus(length, false, 0, 0, modificationTime, new Path(path))
-    else new EtaggedStatus(length, modificationTime, new Path(path), etag)
-
-  private final class EtaggedStatus(length: Long, modificationTime: Long, path: Path, etag: String)
-      extends FileStatus(length, false, 0, 0, modificationTime, path) with EtagSource {
-    override def getEtag: String = etag
-  }
-
   def etagOf(status: FileStatus): String = status match {
     case e: EtagSource => Option(e.getEtag).getOrElse("")
     case _ => ""

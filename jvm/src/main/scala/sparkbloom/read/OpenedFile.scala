@@ -37,15 +37,18 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
   private var bytesRead = 0L
 
   /**
-   * Opened with the listed status, so an object store asks no HEAD the listing answered (and
-   * S3A reads only the version whose etag that status carries), then read through
-   * [[TailReadStream]].
+   * A status with an etag is the file system's own (a listing's, or a HEAD's): opened with it,
+   * an object store asks no HEAD the listing answered, and S3A reads only the version that
+   * etag names. Any other status is not handed over: S3A would take it for a version of
+   * unknown etag, and its analytics stream (Hadoop 3.5's default) then serves the bytes of
+   * whatever version of the path it has seen. Read through [[TailReadStream]].
    */
   private def stream(): SeekableInputStream = {
     if (opened == null) {
       val fs = status.getPath.getFileSystem(hadoopConf)
-      val file = FutureIO.awaitFuture(fs.openFile(status.getPath).withFileStatus(status)
-        .opt("fs.option.openfile.read.policy", "random").build())
+      val builder = fs.openFile(status.getPath).opt("fs.option.openfile.read.policy", "random")
+      if (FileIdentity.etagOf(status).nonEmpty) builder.withFileStatus(status)
+      val file = FutureIO.awaitFuture(builder.build())
       opened = new TailReadStream(HadoopStreams.wrap(file), status.getLen, OpenedFile.TailBytes)
     }
     opened

@@ -64,13 +64,6 @@ class ObjectStoreIdentitySuite extends AnyFunSuite {
     assert(loads == 2, "an hour old by the driver's clock, but a store's clock may be off: never cached")
   }
 
-  test("a probing executor keys its cache on the listing's etag") {
-    val rebuilt = FileIdentity.listedStatus("s3a://b/k.parquet", 100L, wholeSecond, "e1")
-    assert(FileIdentity.etagOf(rebuilt) == "e1")
-    assert(FileKey.of(rebuilt, "") == FileKey.of(status(wholeSecond, "e1"), ""))
-    assert(FileIdentity.etagOf(FileIdentity.listedStatus("s3a://b/k.parquet", 100L, wholeSecond, "")) == "")
-  }
-
   /** A file in memory that counts the reads that reach it. */
   private final class CountingStream(bytes: Array[Byte]) extends SeekableInputStream {
     var reads = 0
