@@ -20,9 +20,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import sparkbloom
 from s3_store_clock import StoreClockProxy
 from s3_support import s3_path, spark_builder
+
+import sparkbloom
 
 PREFIX = sys.argv[1]
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 12
