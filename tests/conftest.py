@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from pyspark.sql import SparkSession
+from s3_support import start_s3_server, stop_s3_server
 
 import sparkbloom
 from sparkbloom import cli
@@ -57,3 +58,14 @@ def cli_here(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> CliHere
         return code, out, err
 
     return run
+
+
+@pytest.fixture(scope="session")
+def s3_env() -> Iterator[dict[str, str]]:
+    """The environment of the S3 server on loopback (tests/s3_support.py), started for the
+    run's first test that asks for it and stopped after the run's last."""
+    env = start_s3_server()
+    try:
+        yield env
+    finally:
+        stop_s3_server()

@@ -4,26 +4,20 @@
 Spark line's S3A jars (dev/s3-jars). Plain Spark, without sparkbloom: the S3 groundwork.
 
 Each case runs Spark in a child process, as the JVM needs the S3A jars at start (this process's
-shared session has none) and another line's case runs that line's venv (dev/lines). The module
-starts the server and stops it; a server that cannot be installed or started fails the module."""
+shared session has none) and another line's case runs that line's venv (dev/lines). The server,
+the lines' interpreters and jars come from tests/s3_support.py; a server that cannot be
+installed or started fails the tests that need it."""
 
 from __future__ import annotations
 
-import os
-import shlex
 import subprocess
-import sys
 import textwrap
-from collections.abc import Iterator
-from pathlib import Path
 
-import pyspark
 import pytest
+from s3_support import CURRENT_LINE, line_python, s3_jars
 
 pytestmark = pytest.mark.s3
 
-ROOT = Path(__file__).resolve().parent.parent
-CURRENT_LINE = ".".join(pyspark.__version__.split(".")[:2])
 
 # Writes 1,000 rows as Parquet in 2 files to s3a://<bucket>/<argv[1]>, reads them back, and
 # prints what it read.
@@ -54,42 +48,20 @@ ROUND_TRIP = textwrap.dedent(
 )
 
 
-def line_python(line: str) -> Path | None:
-    """The interpreter of a Spark line: this one for the line running, else the line's venv
-    (dev/lines) if dev/setup made it."""
-    if line == CURRENT_LINE:
-        return Path(sys.executable)
-    python = ROOT / ".cache" / "lines" / line / "venv" / "bin" / "python"
-    return python if python.exists() else None
-
-
-@pytest.fixture(scope="module")
-def s3_env() -> Iterator[dict[str, str]]:
-    started = subprocess.run([str(ROOT / "dev" / "s3-server"), "start"], capture_output=True, text=True)
-    assert started.returncode == 0, f"dev/s3-server start failed: {started.stderr.strip()[-2000:]}"
-    env = dict(os.environ)
-    for line in started.stdout.splitlines():
-        if line.startswith("export "):
-            key, value = line[len("export ") :].split("=", 1)
-            env[key] = shlex.split(value)[0] if value else ""
-    try:
-        yield env
-    finally:
-        subprocess.run([str(ROOT / "dev" / "s3-server"), "stop"], check=False)
-
-
 @pytest.mark.parametrize("line", sorted({CURRENT_LINE, "3.5"}))
 def test_parquet_round_trip_through_s3a(s3_env: dict[str, str], line: str) -> None:
     python = line_python(line)
     if python is None:
         pytest.skip(f"no venv for Spark {line} (dev/setup makes it)")
-    subprocess.run([str(ROOT / "dev" / "s3-jars"), line], check=True, capture_output=True)
-    jars = ROOT / ".cache" / "s3" / line / "jars"
     table = f"round-trip-{line}"
-    run = subprocess.run(
-        [str(python), "-c", ROUND_TRIP, str(jars), table], env=s3_env, capture_output=True, text=True, timeout=300
+    done = subprocess.run(
+        [str(python), "-c", ROUND_TRIP, str(s3_jars(line)), table],
+        env=s3_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
-    assert run.returncode == 0, run.stderr[-3000:]
-    out = run.stdout.splitlines()
-    assert "ROWS [(0, '0'), (1, '1'), (2, '2'), (999, '5')] 1000" in out, run.stdout
-    assert "FILES 2 True" in out, run.stdout
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout.splitlines()
+    assert "ROWS [(0, '0'), (1, '1'), (2, '2'), (999, '5')] 1000" in out, done.stdout
+    assert "FILES 2 True" in out, done.stdout
