@@ -85,6 +85,30 @@ def python_line(python: Path | str) -> str:
     return ".".join(version.split(".")[:2])
 
 
+def spark_lines() -> list[list[str]]:
+    """dev/spark-lines' rows, oldest line first: line, pyspark, scala, tests, delta ("-": none)."""
+    rows = [row.split() for row in (ROOT / "dev" / "spark-lines").read_text().splitlines()]
+    return [fields for fields in rows if fields and not fields[0].startswith("#")]
+
+
+def newest_line() -> str:
+    """The newest Spark line: the one .venv runs, and the default test tier."""
+    return spark_lines()[-1][0]
+
+
+def newest_delta_line() -> str:
+    """The newest Spark line with a Delta Lake release."""
+    return [fields[0] for fields in spark_lines() if fields[4] != "-"][-1]
+
+
+def delta_jars(line: str) -> list[str]:
+    """Delta Lake's two jars for a Spark line, which dev/setup fetched (dev/delta-jars)."""
+    jars = sorted(str(jar) for jar in (ROOT / ".cache" / "delta" / line / "jars").glob("*.jar"))
+    if len(jars) != 2:
+        raise AssertionError(f"Delta's jars for Spark {line} are missing from .cache/delta: run dev/setup")
+    return jars
+
+
 def s3_jars(line: str) -> Path:
     """The directory of a Spark line's S3A jars, fetched by dev/s3-jars on first use."""
     fetched = subprocess.run([str(ROOT / "dev" / "s3-jars"), line], capture_output=True, text=True)
