@@ -15,12 +15,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import pyspark
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from s3_support import S3_JARS_ENV, s3_conf, s3_path, spark_builder
@@ -42,13 +40,6 @@ def make_rows(first: int, count: int) -> list[Row]:
 ROWS = make_rows(0, ROWS_PER_FILE * FILES)
 KEY_OF = {row[0]: row[1] for row in ROWS}
 ABSENT_KEY = "k050000x"  # between present keys: no min/max rules it out either
-
-# A table index takes a file only once it can tell a rewrite of it from it: by its etag, or
-# else once it is 10 s old (object stores keep modification times to the second). Spark 4
-# lists S3A's own statuses, etag included; Spark 3.5's listing copies them into plain
-# statuses without it, so there a file is indexed only 10 s after it was written.
-SETTLE_SECONDS = 10.5
-LISTING_HAS_ETAGS = int(pyspark.__version__.split(".")[0]) >= 4
 
 
 def passed(step: str, detail: object = "") -> None:
@@ -155,10 +146,8 @@ def parquet(prefix: str) -> None:
     table = s3_path(f"{prefix}/events")
     read = spark.read.parquet
 
-    # written first, so that on a listing without etags its files have settled when indexed
     plain = s3_path(f"{prefix}/plain")
     write_table(spark, plain, with_filters=False, files=3)
-    plain_written = time.monotonic()
 
     # 1. writes with filters: every row group of both columns has one
     write_table(spark, table, with_filters=True, files=FILES)
@@ -194,8 +183,7 @@ def parquet(prefix: str) -> None:
 
     # 4. the table index, over files written without filters
     assert not any(c["has_filter"] for c in sparkbloom.inspect(spark, plain, ["key"]).collect())
-    if not LISTING_HAS_ETAGS:
-        time.sleep(max(0.0, plain_written + SETTLE_SECONDS - time.monotonic()))
+    # indexed at once: every file has an etag (Spark 3.5's listing drops it; sparkbloom asks)
     built = sparkbloom.build_index(spark, plain, ["key"])
     assert built["files_indexed"] == 3 and built["segments"] == 1, built
     plain_rows = make_rows(0, 3 * ROWS_PER_FILE)
@@ -213,7 +201,6 @@ def parquet(prefix: str) -> None:
     (staged,) = spark.read.parquet(staging).inputFiles()
     fs, source = hadoop_path(spark, staged)
     assert fs.rename(source, hadoop_path(spark, f"{plain}/{os.path.basename(staged)}")[1])
-    added = time.monotonic()
     plain_rows += added_rows
     key = KEY_OF[3500]
     assert collected(read(plain).where(F.col("key") == key)) == oracle(lambda r: r[1] == key, plain_rows)
@@ -222,11 +209,6 @@ def parquet(prefix: str) -> None:
     assert stats["files_skipped_by_index"] == 3 and stats["files_skipped"] == 3, stats
     passed("index with an added file", stats)
     refreshed = sparkbloom.build_index(spark, plain)
-    if not LISTING_HAS_ETAGS:
-        assert refreshed["files_indexed"] == 0 and refreshed["files_not_indexed"] == 1, refreshed
-        passed("index refresh leaves a file younger than 10 s", refreshed)
-        time.sleep(max(0.0, added + SETTLE_SECONDS - time.monotonic()))
-        refreshed = sparkbloom.build_index(spark, plain)
     assert refreshed["files_indexed"] == 1 and refreshed["segments"] == 2, refreshed
     keys = [KEY_OF[3500], KEY_OF[100]]
     assert collected(read(plain).where(F.col("key").isin(keys))) == oracle(lambda r: r[1] in keys, plain_rows)

@@ -31,8 +31,6 @@ PARQUET_STEPS = [
     "join",
     "index lookup",
     "index with an added file",
-    # Spark 3.5's listing has no etags: a file is indexed once 10 s old (tests/s3_job.py)
-    *(["index refresh leaves a file younger than 10 s"] if CURRENT_LINE == "3.5" else []),
     "index refreshed",
     "might_contain",
     "cli inspect",
