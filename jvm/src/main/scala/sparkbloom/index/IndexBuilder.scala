@@ -39,7 +39,7 @@ private[sparkbloom] object IndexBuilder {
     val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
     val qualifiedRoot = fs.makeQualified(root)
     val dir = IndexLayout.dirOf(qualifiedRoot)
-    val latest = if (fs.exists(dir)) IndexLayout.latestManifest(fs, dir) else None
+    val latest = IndexLayout.latestManifest(fs, dir)
     val existing = latest.flatMap { case (path, version) =>
       try Some(TableIndex.load(fs, qualifiedRoot, dir, path, version))
       catch { case NonFatal(e) => log.warn(s"sparkbloom rebuilds the index at $dir, which cannot be read: $e"); None }

@@ -39,9 +39,14 @@ private[sparkbloom] object IndexLayout {
   def candidateRoots(path: Path, partitionDepth: Int): Seq[Path] =
     Iterator.iterate(path)(_.getParent).takeWhile(_ != null).take(partitionDepth + 1).toSeq
 
-  def latestManifest(fs: FileSystem, dir: Path): Option[(Path, Long)] =
-    fs.listStatus(dir).toSeq.map(s => s.getPath -> s.getPath.getName)
+  /** The newest manifest in `dir`; none if there is none, or no `dir` (one listing either way: on an object store one LIST). */
+  def latestManifest(fs: FileSystem, dir: Path): Option[(Path, Long)] = {
+    val listed =
+      try fs.listStatus(dir).toSeq
+      catch { case _: java.io.FileNotFoundException => Nil }
+    listed.map(s => s.getPath -> s.getPath.getName)
       .collect { case (p, ManifestName(n)) => p -> n.toLong }.sortBy(_._2).lastOption
+  }
 
   final case class Manifest(version: Long, columns: Seq[String], fpp: Double, maxBytes: Int, segments: Seq[String])
 
@@ -159,7 +164,8 @@ private[sparkbloom] object IndexLayout {
     } finally out.close()
   }
 
-  def readDirectory(fs: FileSystem, path: Path): SegmentDirectory = {
+  /** A segment's length and directory. */
+  def readDirectory(fs: FileSystem, path: Path): (Long, SegmentDirectory) = {
     val in = fs.open(path)
     try {
       val length = fs.getFileStatus(path).getLen
@@ -179,7 +185,7 @@ private[sparkbloom] object IndexLayout {
           throw new IOException(s"$path: column ${c.name} does not fit the segment")
         }
       }
-      directory
+      (length, directory)
     } finally in.close()
   }
 

@@ -10,6 +10,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FSDataInputStream, FileStatus, FileSystem, Path}
+import org.apache.hadoop.util.functional.FutureIO
 import org.apache.parquet.schema.{MessageTypeParser, PrimitiveType}
 import org.slf4j.LoggerFactory
 
@@ -31,7 +32,7 @@ private[sparkbloom] final case class IndexVerdict(rowGroups: Int, mayMatch: Inde
   def rulesOutFile: Boolean = rowGroups > 0 && !mayMatch.contains(true)
 }
 
-private[sparkbloom] final class LoadedSegment(val path: Path, val directory: SegmentDirectory) {
+private[sparkbloom] final class LoadedSegment(val path: Path, val length: Long, val directory: SegmentDirectory) {
   private val byPath: Map[String, Int] = directory.files.iterator.map(_.relativePath).zipWithIndex.toMap
   def fileOrdinal(relativePath: String): Option[Int] = byPath.get(relativePath)
   def file(ordinal: Int): IndexedFile = directory.files(ordinal)
@@ -236,8 +237,15 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
           units
         })
 
+    // Block rows are read where the hashes fall: random reads, and (segments are never
+    // rewritten) no HEAD before them.
     private def stream(s: Int): FSDataInputStream =
-      streams.getOrElseUpdate(s, segments(s).path.getFileSystem(conf).open(segments(s).path))
+      streams.getOrElseUpdate(s, {
+        val path = segments(s).path
+        FutureIO.awaitFuture(path.getFileSystem(conf).openFile(path)
+          .opt("fs.option.openfile.read.policy", "random")
+          .opt("fs.option.openfile.length", segments(s).length.toString).build())
+      })
 
     def close(): Unit = streams.values.foreach(in =>
       try in.close()
@@ -290,7 +298,6 @@ private[sparkbloom] object TableIndex {
     val dir = IndexLayout.dirOf(root)
     try {
       val fs = dir.getFileSystem(conf)
-      if (!fs.exists(dir)) return None
       IndexLayout.latestManifest(fs, dir).map { case (manifestPath, version) =>
         val key = fs.makeQualified(dir).toString
         loaded.get(key).filter(_.manifest.version == version).getOrElse {
@@ -310,7 +317,8 @@ private[sparkbloom] object TableIndex {
     val manifest = IndexLayout.readManifest(fs, manifestPath, version)
     val segments = manifest.segments.map { name =>
       val path = new Path(dir, name)
-      new LoadedSegment(fs.makeQualified(path), IndexLayout.readDirectory(fs, path))
+      val (length, directory) = IndexLayout.readDirectory(fs, path)
+      new LoadedSegment(fs.makeQualified(path), length, directory)
     }
     new TableIndex(root, manifest, segments.toIndexedSeq)
   }

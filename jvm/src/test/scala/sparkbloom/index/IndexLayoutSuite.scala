@@ -42,7 +42,7 @@ class IndexLayoutSuite extends AnyFunSuite {
 
   test("a segment's directory and block rows read back as written") {
     val segment = written(dir())
-    val directory = readDirectory(fs, segment)
+    val (_, directory) = readDirectory(fs, segment)
     assert(directory.files == files)
     val column = directory.columns.head
     assert(column.entries.map(_.copy(shape = -1)) == entries && column.entries.forall(_.shape == 0))
@@ -61,7 +61,7 @@ class IndexLayoutSuite extends AnyFunSuite {
     val at = dir()
     val segment = written(at)
     val bytes = Files.readAllBytes(java.nio.file.Paths.get(segment.toUri))
-    val column = readDirectory(fs, segment).columns.head
+    val column = readDirectory(fs, segment)._2.columns.head
     val damaged = bytes.clone()
     damaged(column.dataOffset.toInt + 5) = (damaged(column.dataOffset.toInt + 5) ^ 0x10).toByte
     Files.write(java.nio.file.Paths.get(segment.toUri), damaged)
