@@ -241,11 +241,11 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
     // rewritten) no HEAD before them.
     private def stream(s: Int): FSDataInputStream =
       streams.getOrElseUpdate(s, {
-        val path = segments(s).path
-        FutureIO.awaitFuture(path.getFileSystem(conf).openFile(path)
-          .opt("fs.option.openfile.read.policy", "random")
-          .opt("fs.option.openfile.length", segments(s).length.toString).build())
-      })
+          val path = segments(s).path
+          FutureIO.awaitFuture(path.getFileSystem(conf).openFile(path)
+              .opt("fs.option.openfile.read.policy", "random")
+              .opt("fs.option.openfile.length", segments(s).length.toString).build())
+        })
 
     def close(): Unit = streams.values.foreach(in =>
       try in.close()

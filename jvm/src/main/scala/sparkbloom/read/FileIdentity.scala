@@ -90,7 +90,8 @@ private[sparkbloom] object FileIdentity {
           val listed = files(i)
           try {
             val now = listed.getPath.getFileSystem(conf).getFileStatus(listed.getPath)
-            if (now.getPath == listed.getPath && etagOf(now).nonEmpty) now else listed
+            // another length is another object than the one listed: Spark reads by the listing
+            if (now.getPath == listed.getPath && now.getLen == listed.getLen && etagOf(now).nonEmpty) now else listed
           } catch { case NonFatal(_) => listed }
         }
       }
