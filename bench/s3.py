@@ -135,7 +135,9 @@ class LatencyProxy:
         target = urlsplit(self.target)
         upstream_writer: asyncio.StreamWriter | None = None
         try:
-            upstream_reader, upstream_writer = await asyncio.open_connection(target.hostname, target.port)
+            upstream_reader, upstream_writer = await asyncio.open_connection(
+                target.hostname, target.port, limit=1 << 20
+            )
             # Responses stream back as they come (a 100-continue before the body it asks
             # for, too), while requests are parsed one at a time.
             responses = asyncio.create_task(_copy(upstream_reader, client_writer))
@@ -181,7 +183,8 @@ class LatencyProxy:
 
 
 async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    while data := await reader.read(1 << 16):
+    # large reads: whole-object GETs of ~1 MB pass through with little Python per byte
+    while data := await reader.read(1 << 20):
         writer.write(data)
         await writer.drain()
     writer.close()
