@@ -24,6 +24,7 @@ import shlex
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,7 +59,8 @@ class LatencyProxy:
     log_requests: bool = False
     endpoint: str = ""
     _counts: Counter[str] = field(default_factory=Counter)
-    _log: list[tuple[str, str, str]] = field(default_factory=list)
+    _log: list[tuple[str, str, str, str]] = field(default_factory=list)
+    _started: float = field(default_factory=time.monotonic)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
@@ -110,8 +112,9 @@ class LatencyProxy:
         with self._lock:
             return {k: self._counts[k] for k in KINDS}
 
-    def requests(self) -> list[tuple[str, str, str]]:
-        """(method, target, Range header) of each request so far, if ``log_requests``."""
+    def requests(self) -> list[tuple[str, str, str, str]]:
+        """(method, target, Range header, seconds since the start when it arrived) of each
+        request so far, if ``log_requests``: how many were in flight at once shows."""
         with self._lock:
             return list(self._log)
 
@@ -169,7 +172,8 @@ class LatencyProxy:
             with self._lock:
                 self._counts[request_kind(method, target)] += 1
                 if self.log_requests:
-                    self._log.append((method, target, headers.get("range", "")))
+                    at = f"{time.monotonic() - self._started:.3f}"
+                    self._log.append((method, target, headers.get("range", ""), at))
             if self.delay_ms > 0:
                 await asyncio.sleep(self.delay_ms / 1000)
             writer.write(head)

@@ -2,13 +2,19 @@
 # Copyright 2026 the sparkbloom authors
 """Lookups on an S3 table with a round-trip delay per request (bench/README.md, "Lookups on S3").
 
-    .venv/bin/python bench/s3_lookup.py --rows 20000000 --files 2000 --delay-ms 50
+    .venv/bin/python bench/s3_lookup.py --rows 20000000 --files 2000 --delay-ms 50 --vanilla-phases cold
 
 The lookup benchmark's table (bench/lookup.py: unique uuids, shuffled so min/max cannot
 prune), written with sparkbloom's filters on uuid and user_id to the loopback S3 server
 (dev/s3-server) as ``--files`` files, straight to the server; then indexed on uuid with
 ``sparkbloom.build_index``. Every query then goes through a proxy that holds each HTTP request
 ``--delay-ms`` (bench/s3.py's LatencyProxy, which also counts the requests).
+
+The present key and ``IN (10)``'s keys are one file's, from the middle of the table (not the
+first file, which Spark reads for the schema). ``--input-stream classic`` measures S3A's
+input stream of Hadoop 3.4 and earlier; ``--conf KEY=VALUE`` adds a setting to the measured
+Spark sessions (e.g. ``spark.sparkbloom.pruning.parallelism=64``); ``--reuse`` queries the
+tables an earlier run of the same scale left on the server.
 
 Configurations, on the same files: vanilla Spark (Parquet pushdown on: parquet-java uses the
 files' filters in the tasks), sparkbloom with its index off, sparkbloom with the index, and
@@ -18,12 +24,13 @@ must be the extension's). Queries: a present uuid, an absent uuid, ``uuid IN (10
 Cold: a new process (JVM, S3A client, sparkbloom's caches, Spark's listing cache all new),
 warmed up by the same query on a small table of its own so that JIT and class loading are
 not counted; the query includes ``spark.read.parquet`` (listing, schema). Warm: the same
-query again in that process. Processes run one at a time; within a round the configurations
-are interleaved. Seconds are medians over ``--repeats`` rounds; requests are the last
+query again in that process; warm, relation kept: the cold run's DataFrame filtered again
+(no new listing, as with a catalog table). Processes run one at a time; within a round the
+configurations are interleaved. Seconds are medians over ``--repeats`` rounds; requests are the last
 round's (the proxy's count: GET of an object, HEAD, LIST; and S3A's own IOStatistics).
 
-Writes bench/results/s3_lookup.json (or ``--output``), the request logs of the last cold runs
-beside ``--work``, and prints Markdown tables.
+Writes bench/results/s3_lookup.json (or ``--output``), each phase's request log (method,
+target, Range, arrival time) under ``--work``/requests, and prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -88,6 +95,13 @@ def main() -> None:
         default=",".join(PHASES),
         help="vanilla Spark's phases (cold,warm,warm_relation): each reads every file, so a large scale may measure cold only",
     )
+    parser.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting of the measured sessions (repeatable), e.g. spark.sparkbloom.pruning.parallelism=64",
+    )
     parser.add_argument("--reuse", action="store_true", help="query the tables a previous run of this scale wrote")
     parser.add_argument("--duckdb-venv", default=str(ROOT / ".cache" / "s3" / f"duckdb-{DUCKDB_VERSION}"))
     parser.add_argument("--work", default=str(HERE / "results" / "tmp" / "s3_lookup"))
@@ -117,6 +131,8 @@ def child(args: argparse.Namespace, role: str, python: str, **extra: str) -> dic
     command = [python, str(Path(__file__).resolve()), "--role", role]
     for key in ("rows", "files", "row_groups_per_file", "delay_ms", "prefix", "work", "input_stream"):
         command += [f"--{key.replace('_', '-')}", str(getattr(args, key))]
+    for setting in args.conf:
+        command += ["--conf", setting]
     for key, value in extra.items():
         command += [f"--{key}", value]
     started = time.perf_counter()
@@ -166,6 +182,7 @@ def run(args: argparse.Namespace) -> None:
         "delay_ms": args.delay_ms,
         "repeats": args.repeats,
         "input_stream": args.input_stream or "S3A default",
+        "conf": args.conf,
         "setup": meta["setup"],
         "results": results,
         "per_file_requests": per_file_requests(work, args.prefix, configs, queries),
@@ -238,7 +255,7 @@ def setup(args: argparse.Namespace) -> None:
         "setup": {
             "data_files": len(files),
             "table_bytes": sum(int(s.getLen()) for s in files),
-            "index_bytes": index.get("bytes", index.get("size_bytes")),
+            "index_bytes": index.get("index_bytes"),
             "write_seconds": round(written - started, 1),
             "index_seconds": round(indexed - written, 1),
         },
@@ -324,6 +341,7 @@ def measure_spark(args: argparse.Namespace) -> None:
         extra = {"spark.hadoop.fs.s3a.input.stream.type": args.input_stream} if args.input_stream else {}
         if args.config == "sparkbloom_no_index":
             extra["spark.sparkbloom.index.enabled"] = "false"
+        extra.update(setting.split("=", 1) for setting in args.conf)
         on = args.config != "vanilla"
         spark = spark_session(f"sparkbloom-bench-s3-{args.config}", env, proxy.endpoint, on, extra)
         jvm = spark.sparkContext._jvm
@@ -470,7 +488,7 @@ def print_tables(output: dict[str, Any]) -> None:
     results = output["results"]
     print(
         f"\n{output['files']} files, {output['rows']:,} rows, {output['delay_ms']:g} ms per request, "
-        f"S3A input stream {output['input_stream']}; cells: seconds / GET / HEAD / LIST"
+        f"S3A input stream {output['input_stream']}, settings {output['conf']}; cells: seconds / GET / HEAD / LIST"
     )
     print("| query | configuration | cold | warm | warm, relation kept | files read (cold) |")
     print("|---|---|---|---|---|---|")

@@ -91,7 +91,7 @@ def test_a_chunked_body_arrives_whole_and_waits_once(upstream: str) -> None:
         assert answer == f"PUT /b/k {sum(map(len, chunks))}"
         assert waited < 2 * DELAY_MS / 1000 + 0.2
         assert proxy.counts()["PUT"] == 2
-        assert [(m, t) for m, t, _ in proxy.requests()] == [("PUT", "/b/k"), ("PUT", "/b/k2")]
+        assert [(m, t) for m, t, _, _ in proxy.requests()] == [("PUT", "/b/k"), ("PUT", "/b/k2")]
 
 
 def test_stop_closes_the_port(upstream: str) -> None:
