@@ -76,7 +76,7 @@ object SparkBloomConf {
   /** Read once per application ([[sparkbloom.runtime.RuntimeSettings]]). */
   val Parallelism: Setting[Int] = TypedSettings.int("spark.sparkbloom.pruning.parallelism",
     "Threads reading footers and filters on the driver (and on each executor that probes), read once when " +
-      "the application starts.", 16, _ >= 1, "It must be 1 or more.")
+      "the application starts.", 64, _ >= 1, "It must be 1 or more.")
 
   /** Read once per application ([[sparkbloom.runtime.RuntimeSettings]]). */
   val IndexMaxLoaded: Setting[Int] = TypedSettings.int("spark.sparkbloom.index.maxLoaded",
