@@ -40,8 +40,8 @@ private[sparkbloom] object IndexBuilder {
     val qualifiedRoot = fs.makeQualified(root)
     val dir = IndexLayout.dirOf(qualifiedRoot)
     val latest = IndexLayout.latestManifest(fs, dir)
-    val existing = latest.flatMap { case (path, version) =>
-      try Some(TableIndex.load(fs, qualifiedRoot, dir, path, version))
+    val existing = latest.flatMap { listed =>
+      try Some(TableIndex.load(fs, qualifiedRoot, listed))
       catch { case NonFatal(e) => log.warn(s"sparkbloom rebuilds the index at $dir, which cannot be read: $e"); None }
     }
     val wanted = columns.orElse(existing.map(_.manifest.columns)).getOrElse(
@@ -62,7 +62,7 @@ private[sparkbloom] object IndexBuilder {
     val now = System.currentTimeMillis()
     val candidates = files.filter(f => incremental.forall(_.freshEntryOf(f).isEmpty))
     val (settled, unsettled) = candidates.partition(f => !FileIdentity.of(f).unsettled(now))
-    val nextVersion = latest.map(_._2 + 1).getOrElse(1L)
+    val nextVersion = latest.map(_.version + 1).getOrElse(1L)
     if (incremental.isDefined && settled.isEmpty) {
       return Built(qualifiedRoot, 0, unsettled.size, incremental.get.segments.size, rebuilt = false)
     }
@@ -170,7 +170,7 @@ private[sparkbloom] object IndexBuilder {
     val qualifiedRoot = fs.makeQualified(root)
     val dir = IndexLayout.dirOf(qualifiedRoot)
     if (!fs.exists(dir)) return None
-    val index = IndexLayout.latestManifest(fs, dir).map { case (p, v) => TableIndex.load(fs, qualifiedRoot, dir, p, v) }
+    val index = IndexLayout.latestManifest(fs, dir).map(TableIndex.load(fs, qualifiedRoot, _))
       .getOrElse(return None)
     val files = FileIdentity.withEtags(ParquetFileListing.list(spark, qualifiedRoot.toString).toIndexedSeq,
       spark.sessionState.newHadoopConf())

@@ -5,7 +5,8 @@ package sparkbloom.index
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream, IOException}
 import java.util.zip.CRC32
 
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.fs.{FSDataInputStream, FileStatus, FileSystem, Path}
+import org.apache.hadoop.util.functional.FutureIO
 
 import sparkbloom.read.FileIdentity
 import sparkbloom.sbbf.SplitBlockBloomFilter
@@ -39,14 +40,30 @@ private[sparkbloom] object IndexLayout {
   def candidateRoots(path: Path, partitionDepth: Int): Seq[Path] =
     Iterator.iterate(path)(_.getParent).takeWhile(_ != null).take(partitionDepth + 1).toSeq
 
-  /** The newest manifest in `dir`; none if there is none, or no `dir` (one listing either way: on an object store one LIST). */
-  def latestManifest(fs: FileSystem, dir: Path): Option[(Path, Long)] = {
+  /** An index directory as one listing showed it: its newest manifest, and every file by name. */
+  final case class Listed(manifest: FileStatus, version: Long, files: Map[String, FileStatus])
+
+  /**
+   * The newest manifest in `dir`; none if there is none, or no `dir`. One listing either way
+   * (on an object store one LIST), whose statuses then open the manifest and segments with
+   * no HEAD of their own.
+   */
+  def latestManifest(fs: FileSystem, dir: Path): Option[Listed] = {
     val listed =
       try fs.listStatus(dir).toSeq
       catch { case _: java.io.FileNotFoundException => Nil }
-    listed.map(s => s.getPath -> s.getPath.getName)
-      .collect { case (p, ManifestName(n)) => p -> n.toLong }.sortBy(_._2).lastOption
+    val byName = listed.map(s => s.getPath.getName -> s).toMap
+    listed.flatMap(s =>
+      s.getPath.getName match {
+        case ManifestName(n) => Some(s -> n.toLong)
+        case _ => None
+      }).sortBy(_._2).lastOption.map { case (manifest, version) => Listed(manifest, version, byName) }
   }
+
+  /** Opens a file of the index by its listed status: no HEAD, and reads where they are asked. */
+  def open(fs: FileSystem, status: FileStatus): FSDataInputStream =
+    FutureIO.awaitFuture(fs.openFile(status.getPath).withFileStatus(status)
+        .opt("fs.option.openfile.read.policy", "random").build())
 
   final case class Manifest(version: Long, columns: Seq[String], fpp: Double, maxBytes: Int, segments: Seq[String])
 
@@ -71,8 +88,9 @@ private[sparkbloom] object IndexLayout {
     }
   }
 
-  def readManifest(fs: FileSystem, path: Path, version: Long): Manifest = {
-    val stream = fs.open(path)
+  def readManifest(fs: FileSystem, status: FileStatus, version: Long): Manifest = {
+    val path = status.getPath
+    val stream = open(fs, status)
     val bytes =
       try org.apache.commons.io.IOUtils.toByteArray(stream)
       finally stream.close()
@@ -164,11 +182,11 @@ private[sparkbloom] object IndexLayout {
     } finally out.close()
   }
 
-  /** A segment's length and directory. */
-  def readDirectory(fs: FileSystem, path: Path): (Long, SegmentDirectory) = {
-    val in = fs.open(path)
+  def readDirectory(fs: FileSystem, status: FileStatus): SegmentDirectory = {
+    val path = status.getPath
+    val in = open(fs, status)
     try {
-      val length = fs.getFileStatus(path).getLen
+      val length = status.getLen
       if (length < 12) throw new IOException(s"$path is too short for an index segment")
       val trailer = new Array[Byte](12)
       in.readFully(length - 12, trailer)
@@ -185,7 +203,7 @@ private[sparkbloom] object IndexLayout {
           throw new IOException(s"$path: column ${c.name} does not fit the segment")
         }
       }
-      (length, directory)
+      directory
     } finally in.close()
   }
 

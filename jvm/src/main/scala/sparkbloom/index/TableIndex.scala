@@ -10,7 +10,6 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FSDataInputStream, FileStatus, FileSystem, Path}
-import org.apache.hadoop.util.functional.FutureIO
 import org.apache.parquet.schema.{MessageTypeParser, PrimitiveType}
 import org.slf4j.LoggerFactory
 
@@ -32,7 +31,8 @@ private[sparkbloom] final case class IndexVerdict(rowGroups: Int, mayMatch: Inde
   def rulesOutFile: Boolean = rowGroups > 0 && !mayMatch.contains(true)
 }
 
-private[sparkbloom] final class LoadedSegment(val path: Path, val length: Long, val directory: SegmentDirectory) {
+private[sparkbloom] final class LoadedSegment(val status: FileStatus, val directory: SegmentDirectory) {
+  def path: Path = status.getPath
   private val byPath: Map[String, Int] = directory.files.iterator.map(_.relativePath).zipWithIndex.toMap
   def fileOrdinal(relativePath: String): Option[Int] = byPath.get(relativePath)
   def file(ordinal: Int): IndexedFile = directory.files(ordinal)
@@ -237,15 +237,9 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
           units
         })
 
-    // Block rows are read where the hashes fall: random reads, and (segments are never
-    // rewritten) no HEAD before them.
+    // Block rows are read where the hashes fall: random reads, with no HEAD before them.
     private def stream(s: Int): FSDataInputStream =
-      streams.getOrElseUpdate(s, {
-          val path = segments(s).path
-          FutureIO.awaitFuture(path.getFileSystem(conf).openFile(path)
-              .opt("fs.option.openfile.read.policy", "random")
-              .opt("fs.option.openfile.length", segments(s).length.toString).build())
-        })
+      streams.getOrElseUpdate(s, IndexLayout.open(segments(s).path.getFileSystem(conf), segments(s).status))
 
     def close(): Unit = streams.values.foreach(in =>
       try in.close()
@@ -298,10 +292,10 @@ private[sparkbloom] object TableIndex {
     val dir = IndexLayout.dirOf(root)
     try {
       val fs = dir.getFileSystem(conf)
-      IndexLayout.latestManifest(fs, dir).map { case (manifestPath, version) =>
+      IndexLayout.latestManifest(fs, dir).map { listed =>
         val key = fs.makeQualified(dir).toString
-        loaded.get(key).filter(_.manifest.version == version).getOrElse {
-          val index = load(fs, fs.makeQualified(root), dir, manifestPath, version)
+        loaded.get(key).filter(_.manifest.version == listed.version).getOrElse {
+          val index = load(fs, fs.makeQualified(root), listed)
           loaded.put(key, index)
           index
         }
@@ -313,12 +307,12 @@ private[sparkbloom] object TableIndex {
     }
   }
 
-  def load(fs: FileSystem, root: Path, dir: Path, manifestPath: Path, version: Long): TableIndex = {
-    val manifest = IndexLayout.readManifest(fs, manifestPath, version)
+  def load(fs: FileSystem, root: Path, listed: IndexLayout.Listed): TableIndex = {
+    val manifest = IndexLayout.readManifest(fs, listed.manifest, listed.version)
     val segments = manifest.segments.map { name =>
-      val path = new Path(dir, name)
-      val (length, directory) = IndexLayout.readDirectory(fs, path)
-      new LoadedSegment(fs.makeQualified(path), length, directory)
+      val status = listed.files.getOrElse(name,
+        throw new java.io.FileNotFoundException(s"index segment $name of ${listed.manifest.getPath} is missing"))
+      new LoadedSegment(status, IndexLayout.readDirectory(fs, status))
     }
     new TableIndex(root, manifest, segments.toIndexedSeq)
   }

@@ -42,7 +42,7 @@ class IndexLayoutSuite extends AnyFunSuite {
 
   test("a segment's directory and block rows read back as written") {
     val segment = written(dir())
-    val (_, directory) = readDirectory(fs, segment)
+    val directory = readDirectory(fs, fs.getFileStatus(segment))
     assert(directory.files == files)
     val column = directory.columns.head
     assert(column.entries.map(_.copy(shape = -1)) == entries && column.entries.forall(_.shape == 0))
@@ -61,7 +61,7 @@ class IndexLayoutSuite extends AnyFunSuite {
     val at = dir()
     val segment = written(at)
     val bytes = Files.readAllBytes(java.nio.file.Paths.get(segment.toUri))
-    val column = readDirectory(fs, segment)._2.columns.head
+    val column = readDirectory(fs, fs.getFileStatus(segment)).columns.head
     val damaged = bytes.clone()
     damaged(column.dataOffset.toInt + 5) = (damaged(column.dataOffset.toInt + 5) ^ 0x10).toByte
     Files.write(java.nio.file.Paths.get(segment.toUri), damaged)
@@ -69,15 +69,15 @@ class IndexLayoutSuite extends AnyFunSuite {
     try assert(intercept[IOException](readRow(in, segment, column, 0)).getMessage.contains("checksum"))
     finally in.close()
     Files.write(java.nio.file.Paths.get(segment.toUri), bytes.dropRight(20))
-    intercept[IOException](readDirectory(fs, segment))
+    intercept[IOException](readDirectory(fs, fs.getFileStatus(segment)))
 
     writeManifest(fs, at, Manifest(3, Seq("k"), 0.01, 1024, Seq("segment-x.sbi")))
-    assert(latestManifest(fs, at).map(_._2).contains(3L))
-    assert(readManifest(fs, new Path(at, "v3.manifest"), 3).columns == Seq("k"))
+    assert(latestManifest(fs, at).map(_.version).contains(3L))
+    assert(readManifest(fs, fs.getFileStatus(new Path(at, "v3.manifest")), 3).columns == Seq("k"))
     // a second writer of the same version loses
     intercept[IOException](writeManifest(fs, at, Manifest(3, Seq("k"), 0.01, 1024, Nil)))
     val manifest = java.nio.file.Paths.get(new Path(at, "v3.manifest").toUri)
     Files.write(manifest, Files.readAllBytes(manifest).dropRight(1))
-    intercept[IOException](readManifest(fs, new Path(at, "v3.manifest"), 3))
+    intercept[IOException](readManifest(fs, fs.getFileStatus(new Path(at, "v3.manifest")), 3))
   }
 }
