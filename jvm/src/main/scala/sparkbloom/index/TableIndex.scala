@@ -6,6 +6,7 @@ import java.util.Locale
 import java.util.concurrent.ConcurrentHashMap
 
 import scala.collection.mutable
+import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
@@ -218,13 +219,12 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
       unitsByHashes.getOrElseUpdate((s, c, hashes), {
           val units = new java.util.BitSet(column.numUnits)
           try {
-            hashes.distinct.groupBy(SplitBlockBloomFilter.blockIndex(_, column.numBlocks)).foreach {
-              case (block, inBlock) =>
-                val row = IndexLayout.readRow(stream(s), segments(s).path, column, block)
-                (0 until column.numUnits).foreach { u =>
-                  val at = u * SplitBlockBloomFilter.BytesPerBlock
-                  if (inBlock.exists(SplitBlockBloomFilter.blockMightContain(row, at, _))) units.set(u)
-                }
+            val byBlock = hashes.distinct.groupBy(SplitBlockBloomFilter.blockIndex(_, column.numBlocks)).toSeq
+            byBlock.zip(rows(s, column, byBlock.map(_._1))).foreach { case ((_, inBlock), row) =>
+              (0 until column.numUnits).foreach { u =>
+                val at = u * SplitBlockBloomFilter.BytesPerBlock
+                if (inBlock.exists(SplitBlockBloomFilter.blockMightContain(row, at, _))) units.set(u)
+              }
             }
           } catch {
             case NonFatal(e) =>
@@ -240,6 +240,29 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
     // Block rows are read where the hashes fall: random reads, with no HEAD before them.
     private def stream(s: Int): FSDataInputStream =
       streams.getOrElseUpdate(s, IndexLayout.open(segments(s).path.getFileSystem(conf), segments(s).status))
+
+    /**
+     * The block rows of `blocks`, in order. Several (an IN list's) are read at once on the
+     * probing threads, each through a stream of its own: on an object store one round trip
+     * for the list instead of one per row.
+     */
+    private def rows(s: Int, column: SegmentColumn, blocks: Seq[Int]): Seq[Array[Byte]] = {
+      val segment = segments(s)
+      if (blocks.size <= 1) blocks.map(IndexLayout.readRow(stream(s), segment.path, column, _))
+      else {
+        val fs = segment.path.getFileSystem(conf)
+        val reads = blocks.map { block =>
+          new java.util.concurrent.Callable[Array[Byte]] {
+            def call(): Array[Byte] = {
+              val in = IndexLayout.open(fs, segment.status)
+              try IndexLayout.readRow(in, segment.path, column, block)
+              finally in.close()
+            }
+          }
+        }
+        BloomRuntime.get.probePool.invokeAll(reads.asJava).asScala.map(_.get()).toSeq
+      }
+    }
 
     def close(): Unit = streams.values.foreach(in =>
       try in.close()
