@@ -220,12 +220,7 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
           val units = new java.util.BitSet(column.numUnits)
           try {
             val byBlock = hashes.distinct.groupBy(SplitBlockBloomFilter.blockIndex(_, column.numBlocks)).toSeq
-            byBlock.zip(rows(s, column, byBlock.map(_._1))).foreach { case ((_, inBlock), row) =>
-              (0 until column.numUnits).foreach { u =>
-                val at = u * SplitBlockBloomFilter.BytesPerBlock
-                if (inBlock.exists(SplitBlockBloomFilter.blockMightContain(row, at, _))) units.set(u)
-              }
-            }
+            matchingUnits(s, column, byBlock).foreach(units.or)
           } catch {
             case NonFatal(e) =>
               warnOnce(segments(s).path.toString,
@@ -242,25 +237,41 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
       streams.getOrElseUpdate(s, IndexLayout.open(segments(s).path.getFileSystem(conf), segments(s).status))
 
     /**
-     * The block rows of `blocks`, in order. Several (an IN list's) are read at once on the
-     * probing threads, each through a stream of its own: on an object store one round trip
-     * for the list instead of one per row.
+     * Per block and the hashes that fall in it, the units whose row may hold one of them.
+     * Several rows (an IN list's) are read at once on the probing threads, a stream each: on
+     * an object store one round trip for the list, not one per row. At most
+     * [[TableIndex.RowBytesInFlight]] of rows are held at a time, each dropped once checked.
      */
-    private def rows(s: Int, column: SegmentColumn, blocks: Seq[Int]): Seq[Array[Byte]] = {
+    private def matchingUnits(
+        s: Int, column: SegmentColumn, byBlock: Seq[(Int, Seq[Long])]): Seq[java.util.BitSet] = {
       val segment = segments(s)
-      if (blocks.size <= 1) blocks.map(IndexLayout.readRow(stream(s), segment.path, column, _))
-      else {
+      def check(row: Array[Byte], inBlock: Seq[Long]): java.util.BitSet = {
+        val units = new java.util.BitSet(column.numUnits)
+        (0 until column.numUnits).foreach { u =>
+          val at = u * SplitBlockBloomFilter.BytesPerBlock
+          if (inBlock.exists(SplitBlockBloomFilter.blockMightContain(row, at, _))) units.set(u)
+        }
+        units
+      }
+      if (byBlock.size <= 1) {
+        byBlock.map { case (block, inBlock) =>
+          check(IndexLayout.readRow(stream(s), segment.path, column, block), inBlock)
+        }
+      } else {
         val fs = segment.path.getFileSystem(conf)
-        val reads = blocks.map { block =>
-          new java.util.concurrent.Callable[Array[Byte]] {
-            def call(): Array[Byte] = {
-              val in = IndexLayout.open(fs, segment.status)
-              try IndexLayout.readRow(in, segment.path, column, block)
-              finally in.close()
+        val atOnce = math.max(1L, TableIndex.RowBytesInFlight / math.max(1, column.rowBytes)).toInt
+        byBlock.grouped(atOnce).flatMap { batch =>
+          val reads = batch.map { case (block, inBlock) =>
+            new java.util.concurrent.Callable[java.util.BitSet] {
+              def call(): java.util.BitSet = {
+                val in = IndexLayout.open(fs, segment.status)
+                try check(IndexLayout.readRow(in, segment.path, column, block), inBlock)
+                finally in.close()
+              }
             }
           }
-        }
-        BloomRuntime.get.probePool.invokeAll(reads.asJava).asScala.map(_.get()).toSeq
+          BloomRuntime.get.probePool.invokeAll(reads.asJava).asScala.map(_.get())
+        }.toSeq
       }
     }
 
@@ -271,6 +282,9 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
 }
 
 private[sparkbloom] object TableIndex {
+
+  /** Bytes of block rows one lookup holds at a time (a row is 32 bytes per unit: 6.4 MB at 200,000 units). */
+  private val RowBytesInFlight: Long = 64L << 20
   private val log = LoggerFactory.getLogger(classOf[TableIndex])
 
   /**
