@@ -19,11 +19,15 @@ import random
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from s3_store_clock import StoreClockProxy
 from s3_support import s3_path, spark_builder
 
 import sparkbloom
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 PREFIX = sys.argv[1]
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 12
@@ -83,9 +87,11 @@ def main() -> None:
             held[f"part-{i:02d}.parquet"] = v
         return held
 
-    def lookup(table: str, keys: list[int]) -> list[int]:
+    def lookup(table: str | DataFrame, keys: list[int]) -> list[int]:
+        """Rows of `keys` in a table read afresh (a name) or through a kept DataFrame."""
         where = f"id = {keys[0]}" if len(keys) == 1 else f"id IN ({', '.join(map(str, keys))})"
-        return sorted(r.id for r in spark.read.parquet(s3_path(table)).where(where).collect())
+        frame = spark.read.parquet(s3_path(table)) if isinstance(table, str) else table
+        return sorted(r.id for r in frame.where(where).collect())
 
     def expected(held: dict[str, int], keys: list[int]) -> list[int]:
         return sorted(k for k in keys for v in held.values() if k in values_of(v))
@@ -135,6 +141,36 @@ def main() -> None:
     assert pruning["files_covered_by_index"] == FILES - 1, pruning
     print("OK index")
 
+    # A listing kept across queries (a DataFrame, a catalog table's cached relation) while an
+    # object is replaced: Spark reads each file by path as it is then, so no verdict on the
+    # listed version may decide, from the cache or the index. A flat table is confirmed by a
+    # LIST, a file alone in its directory by a HEAD.
+    table_of(f"{PREFIX}/kept", [0, 1, 2, 3])
+    kept = spark.read.parquet(s3_path(f"{PREFIX}/kept"))
+    check("kept, before", lookup(kept, [min(values_of(1))]), [min(values_of(1))])
+    put(20, f"{PREFIX}/kept", "part-02.parquet")
+    check("kept DataFrame after a replacement", lookup(kept, [fresh_key]), [fresh_key])
+    pruning = sparkbloom.last_pruning(spark)
+    assert pruning["files_skipped"] == FILES - 1, f"the files not replaced are still skipped: {pruning}"
+
+    table_of(f"{PREFIX}/kept-table", [0, 1, 2, 3])
+    assert sparkbloom.build_index(spark, s3_path(f"{PREFIX}/kept-table"), ["id"])["files_indexed"] == FILES
+    spark.sql(f"CREATE TABLE kept_table USING parquet LOCATION '{s3_path(f'{PREFIX}/kept-table')}'")
+    check("catalog table, before", lookup(spark.table("kept_table"), [fresh_key]), [])
+    assert sparkbloom.last_pruning(spark)["files_skipped_by_index"] == FILES
+    put(20, f"{PREFIX}/kept-table", "part-01.parquet")
+    check("cached catalog table after a replacement", lookup(spark.table("kept_table"), [fresh_key]), [fresh_key])
+    pruning = sparkbloom.last_pruning(spark)
+    assert pruning["files_skipped_by_index"] == FILES - 1, pruning
+
+    for i in range(FILES):
+        put(i, f"{PREFIX}/kept-partitioned", f"p={i}/part-00.parquet")
+    kept = spark.read.parquet(s3_path(f"{PREFIX}/kept-partitioned"))
+    check("partitioned, before", lookup(kept, [fresh_key]), [])
+    put(20, f"{PREFIX}/kept-partitioned", "p=3/part-00.parquet")
+    check("kept partitioned DataFrame after a replacement", lookup(kept, [fresh_key]), [fresh_key])
+    print("OK kept listing")
+
     # An object deleted: it is neither listed nor read.
     held = table_of(f"{PREFIX}/deleted", [0, 1, 2, 3])
     kept_key, deleted_key = min(values_of(0)), min(values_of(1))
@@ -171,7 +207,9 @@ def main() -> None:
 
     # Randomized: files replaced by random variants (some holding the keys looked up), lookups
     # of keys present and absent, `=` and `IN`, against the in-memory copy.
+    # Half the lookups go through one DataFrame kept from the start, whose listing ages.
     held = table_of(f"{PREFIX}/random", rng.sample(range(VARIANTS), FILES))
+    kept = spark.read.parquet(s3_path(f"{PREFIX}/random"))
     lookups = 0
     for _ in range(ROUNDS):
         for name in rng.sample(sorted(held), rng.randint(1, 2)):
@@ -180,7 +218,8 @@ def main() -> None:
         for _ in range(3):
             keys = [rng.choice(sorted(values_of(rng.randrange(VARIANTS)))) for _ in range(rng.choice([1, 1, 3]))]
             keys = sorted(set(keys))
-            check(f"round with {held}", lookup(f"{PREFIX}/random", keys), expected(held, keys))
+            table = kept if rng.random() < 0.5 else f"{PREFIX}/random"
+            check(f"round with {held}", lookup(table, keys), expected(held, keys))
             lookups += 1
     print(f"OK randomized {ROUNDS} rounds {lookups} lookups")
 

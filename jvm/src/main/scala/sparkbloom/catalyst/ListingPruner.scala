@@ -169,6 +169,8 @@ private[sparkbloom] final class ListingPruner(
     val files = FileIdentity.withEtags(listedFiles, hadoopConf)
     val judgements = FilePruner.inParallel(files.size, parallelism)(i =>
       FileJudgement(FileIdentity.of(files(i)), judgedIn))
+    val confirmable = asListedToConfirm(listedFiles, files, judgements(_))
+    val confirmed = FileIdentity.stillAsListed(confirmable.map(files), hadoopConf)
     val cache = Some(runtime(ProbeCache)).filter(_ => SparkBloomConf.usesCache(conf))
     val pruner = new FilePruner(
       hadoopConf,
@@ -194,12 +196,20 @@ private[sparkbloom] final class ListingPruner(
         }
       } else (pruner.judge(toOpen.map(files), inFiles.get), 0L)
     val opened = toOpen.zip(ownVerdicts).toMap
-    val verdicts = files.indices.map { i =>
+    val judged = files.indices.map { i =>
       val v = byIndex(i)
       if (decided(i)) FileVerdict(files(i), v.rowGroups, v.mayMatch, v.midpoints)
       else if (v != null) narrowed(opened(i), v)
       else opened(i)
     }
+    // a verdict decides only for the version the store holds now
+    val stale = new Array[Boolean](files.size)
+    if (confirmable.exists(judged(_).rowGroups > 0)) {
+      val current = confirmed()
+      confirmable.indices.foreach(j => stale(confirmable(j)) = !current(j))
+    }
+    val verdicts = judged.indices.map(i =>
+      if (stale(i) && judged(i).rowGroups > 0) FileVerdict(files(i), -1, IndexedSeq.empty) else judged(i))
     val keepAllFiles = !SparkBloomConf.pruneFiles(conf)
     val pruneRowsAbove = SparkBloomConf.pruneRowsAbove(conf)
     val kept = verdicts.indices.filter(i => keepAllFiles || verdicts(i).keep).map(i => files(i).getPath -> i).toMap
@@ -226,19 +236,28 @@ private[sparkbloom] final class ListingPruner(
         judgement = judgements(position(status.getPath))
       } yield PartitionedFile(dir.values, SparkPath.fromFileStatus(status), 0, status.getLen, Array.empty[String],
         status.getModificationTime, status.getLen, f.metadata + (FileJudgement.MetadataKey -> judgement))
-    val judged = verdicts.filter(_.rowGroups >= 0)
+    val withRowGroups = verdicts.filter(_.rowGroups >= 0)
     val stats = PruningStats(
       filesTotal = files.size,
       filesSkipped = files.size - kept.size,
-      rowGroupsTotal = judged.map(_.rowGroups.toLong).sum,
-      rowGroupsSkipped = judged.map(_.ruledOut.toLong).sum,
+      rowGroupsTotal = withRowGroups.map(_.rowGroups.toLong).sum,
+      rowGroupsSkipped = withRowGroups.map(_.ruledOut.toLong).sum,
       filterBytesRead = pruner.filterBytesRead + bytesOnExecutors,
       joinKeys = keys.keys,
       probeTimeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
       filesCoveredByIndex = byIndex.count(_ != null),
-      filesSkippedByIndex = byIndex.count(v => v != null && v.rulesOutFile))
+      filesSkippedByIndex = files.indices.count(i => byIndex(i) != null && byIndex(i).rulesOutFile && !stale(i)))
     (pruned, stats, ruledOut)
   }
+
+  /**
+   * The files whose listed status must be confirmed before a verdict on it may decide
+   * ([[FileIdentity.stillAsListed]]): all but those the store was just asked for (`withEtags`)
+   * and local files, whose change time is read afresh at each judgement.
+   */
+  private def asListedToConfirm(listed: IndexedSeq[FileStatus], files: IndexedSeq[FileStatus],
+      judgements: Int => FileJudgement): IndexedSeq[Int] =
+    files.indices.filter(i => (files(i) eq listed(i)) && judgements(i).identity.changeTime < 0)
 
   /**
    * What tasks will read of `listing`: each file's length, times the share of its row groups

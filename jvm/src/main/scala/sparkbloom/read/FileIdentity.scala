@@ -101,6 +101,46 @@ private[sparkbloom] object FileIdentity {
     files.indices.map(i => byPosition.getOrElse(i, files(i)))
   }
 
+  /**
+   * Which of `files` the store still holds as they were listed. A listing can be older than
+   * the query that judges it (a DataFrame and a catalog table keep theirs until REFRESH), while
+   * Spark reads each file's bytes by path as they are when its task runs: a verdict from a
+   * cache, an index or a read bound to the listed version then describes an object that is
+   * gone. Asked of the store at once, on the probing threads, in one LIST per directory (a
+   * page per 1,000 objects on S3), or one HEAD where a directory holds a single such file; the
+   * answer is waited for when the returned function is called. A file the store does not show
+   * as listed, or that cannot be looked at, is not confirmed.
+   */
+  def stillAsListed(files: IndexedSeq[FileStatus], conf: Configuration): () => IndexedSeq[Boolean] = {
+    val byDirectory = files.indices.groupBy(i => files(i).getPath.getParent).toSeq
+    val pending = byDirectory.map { case (directory, members) =>
+      BloomRuntime.get.probePool.submit(new Callable[Seq[(Int, Boolean)]] {
+        def call(): Seq[(Int, Boolean)] = {
+          val now: Map[String, FileStatus] =
+            try {
+              val fs = directory.getFileSystem(conf)
+              val statuses =
+                if (members.size == 1) Array(fs.getFileStatus(files(members.head).getPath))
+                else fs.listStatus(directory)
+              statuses.iterator.map(s => s.getPath.getName -> s).toMap
+            } catch { case NonFatal(_) => Map.empty }
+          members.map(i => i -> now.get(files(i).getPath.getName).exists(sameVersion(files(i), _)))
+        }
+      })
+    }
+    () => {
+      val answers = pending.flatMap(_.get()).toMap
+      files.indices.map(answers)
+    }
+  }
+
+  /** An etag, where both have one, tells a version; otherwise length and modification time must agree. */
+  private def sameVersion(listed: FileStatus, now: FileStatus): Boolean = {
+    val (was, is) = (etagOf(listed), etagOf(now))
+    listed.getLen == now.getLen &&
+    (if (was.nonEmpty && is.nonEmpty) was == is else listed.getModificationTime == now.getModificationTime)
+  }
+
   private def fileSystemKeepsEtags(path: Path, conf: Configuration): Boolean =
     try path.getFileSystem(conf).hasPathCapability(path, CommonPathCapabilities.ETAGS_AVAILABLE)
     catch { case NonFatal(_) => false }
