@@ -141,15 +141,99 @@ def test_ctas_and_save_as_table_and_a_path_write_create_tables_with_filters(
     assert pruning["files_skipped"] >= 1
 
 
+def file_columns(spark: SparkSession, table: str) -> set[str]:
+    """The column names one of the table's files holds (physical names under column mapping)."""
+    return set(spark.read.parquet(spark.table(table).inputFiles()[0]).columns)
+
+
+def test_column_mapped_tables_get_filters_in_one_statement(spark: SparkSession, table_dir: Path) -> None:
+    # CREATE, then INSERT: the filters are on the physical name Delta gave `k`
+    spark.sql(
+        "CREATE TABLE mapped (id BIGINT, k STRING) USING delta "
+        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'bloom_filter_columns' = 'k')"
+    )
+    spark.sql("INSERT INTO mapped SELECT id, sha2(cast(id AS STRING), 256) FROM range(0, 3000)")
+    assert "k" not in file_columns(spark, "mapped")
+    assert_every_file_has_filters(spark, "mapped", "k")
+    assert dict(spark.sql("SHOW TBLPROPERTIES mapped").collect())["bloom_filter_columns"] == "k"
+    _, pruning = checked(spark, f"SELECT id FROM mapped WHERE k = '{key_of(spark, 42)}'")
+    assert pruning["row_groups_skipped"] >= 1
+    # CTAS, partitioned, and a path table; the rows arrive with filters
+    spark.sql(
+        "CREATE TABLE mapped_ctas USING delta PARTITIONED BY (p) "
+        "TBLPROPERTIES ('delta.columnMapping.mode' = 'id', 'bloom_filter_columns' = 'k', 'bloom_filter_fpp' = '0.001') "
+        "AS SELECT id, sha2(cast(id AS STRING), 256) AS k, id % 3 AS p FROM range(0, 3000, 1, 3)"
+    )
+    assert_every_file_has_filters(spark, "mapped_ctas", "k")
+    assert spark.table("mapped_ctas").count() == 3000
+    path_table = f"delta.`{table_dir}`"
+    spark.sql(
+        f"CREATE TABLE {path_table} USING delta TBLPROPERTIES ('delta.columnMapping.mode' = 'name', "
+        "'bloom_filter_columns' = 'k') AS SELECT id, sha2(cast(id AS STRING), 256) AS k FROM range(0, 1000)"
+    )
+    assert "k" not in file_columns(spark, path_table)
+    assert_every_file_has_filters(spark, path_table, "k")
+    # a DataFrame's saveAsTable with column mapping as a delta.* write option
+    keys_frame(spark, 0, 2000, 2).write.format("delta").option("delta.columnMapping.mode", "name").option(
+        "bloom_filter_columns", "k"
+    ).saveAsTable("mapped_saved")
+    assert "k" not in file_columns(spark, "mapped_saved")
+    assert_every_file_has_filters(spark, "mapped_saved", "k")
+    # IcebergCompatV2 turns column mapping on by itself
+    spark.sql(
+        "CREATE TABLE mapped_compat (id BIGINT, k STRING) USING delta "
+        "TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'bloom_filter_columns' = 'k')"
+    )
+    spark.sql("INSERT INTO mapped_compat SELECT id, sha2(cast(id AS STRING), 256) FROM range(0, 1000)")
+    assert "k" not in file_columns(spark, "mapped_compat")
+    assert_every_file_has_filters(spark, "mapped_compat", "k")
+    # IF NOT EXISTS on an existing table changes nothing
+    before = version(spark, "mapped")
+    spark.sql(
+        "CREATE TABLE IF NOT EXISTS mapped (id BIGINT, k STRING) USING delta "
+        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'bloom_filter_columns' = 'id')"
+    )
+    assert version(spark, "mapped") == before
+    assert dict(spark.sql("SHOW TBLPROPERTIES mapped").collect())["bloom_filter_columns"] == "k"
+
+
+def test_column_mapped_create_that_fails_leaves_no_table(spark: SparkSession, table_dir: Path) -> None:
+    failing = (
+        "SELECT id, CASE WHEN id = 777 THEN raise_error('no row 777') ELSE sha2(cast(id AS STRING), 256) END AS k "
+        "FROM range(0, 1000)"
+    )
+    with pytest.raises(Exception, match="no row 777"):
+        spark.sql(
+            "CREATE TABLE mapped_failed USING delta TBLPROPERTIES ('delta.columnMapping.mode' = 'name', "
+            f"'bloom_filter_columns' = 'k') AS {failing}"
+        )
+    assert not spark.catalog.tableExists("mapped_failed")
+    with pytest.raises(Exception, match="no row 777"):
+        spark.sql(
+            f"CREATE TABLE delta.`{table_dir}` USING delta TBLPROPERTIES ('delta.columnMapping.mode' = 'name', "
+            f"'bloom_filter_columns' = 'k') AS {failing}"
+        )
+    assert not table_dir.exists()
+    # settings that cannot work fail before Delta commits anything
+    with pytest.raises(Exception, match=r"\[sparkbloom\] column 'nope' in bloom_filter_columns does not exist"):
+        spark.sql(
+            "CREATE TABLE mapped_bad (id BIGINT, k STRING) USING delta "
+            "TBLPROPERTIES ('bloom_filter_columns' = 'nope', 'delta.columnMapping.mode' = 'name')"
+        )
+    assert not spark.catalog.tableExists("mapped_bad")
+    spark.sql("CREATE TABLE mapped_replaced (id BIGINT, k STRING) USING delta")
+    before = version(spark, "mapped_replaced")
+    with pytest.raises(Exception, match=r"\[sparkbloom\] .*REPLACE gives new ones"):
+        spark.sql(
+            "REPLACE TABLE mapped_replaced (id BIGINT, k STRING) USING delta "
+            "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'delta.columnMapping.mode' = 'name')"
+        )
+    assert version(spark, "mapped_replaced") == before
+
+
 def test_bad_settings_fail_before_delta_commits_anything(spark: SparkSession, table_dir: Path) -> None:
     with pytest.raises(Exception, match=r"\[sparkbloom\] column 'nope' in bloom_filter_columns does not exist"):
         spark.sql("CREATE TABLE bad (id BIGINT, k STRING) USING delta TBLPROPERTIES ('bloom_filter_columns' = 'nope')")
-    assert not spark.catalog.tableExists("bad")
-    with pytest.raises(Exception, match=r"\[sparkbloom\] .*column mapping"):
-        spark.sql(
-            "CREATE TABLE bad (id BIGINT, k STRING) USING delta "
-            "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'delta.columnMapping.mode' = 'name')"
-        )
     assert not spark.catalog.tableExists("bad")
     with pytest.raises(Exception, match=r"\[sparkbloom\] option 'bloom_filter_fpp' must be a number"):
         keys_frame(spark, 0, 10, 1).write.format("delta").option("bloom_filter_columns", "k").option(

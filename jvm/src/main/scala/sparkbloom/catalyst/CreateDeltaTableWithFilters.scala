@@ -21,13 +21,21 @@ private[sparkbloom] final case class CreateDeltaTableWithFilters(write: SaveInto
     extends LeafRunnableCommand {
   override def run(session: SparkSession): Seq[Row] = {
     write.copy(query = LocalRelation(write.query.output)).run(session)
-    val properties = bloomOptions.map { case (k, v) => s"${quote(k)} = ${quote(v)}" }.mkString(", ")
-    session.sql(s"ALTER TABLE delta.`${path.replace("`", "``")}` SET TBLPROPERTIES ($properties)")
+    CreateDeltaTableWithFilters.setFilters(session, s"delta.`${path.replace("`", "``")}`", bloomOptions)
     write.copy(mode = if (write.mode == SaveMode.Overwrite) SaveMode.Overwrite else SaveMode.Append).run(session)
   }
 
-  private def quote(s: String): String = "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
   override def simpleString(maxFields: Int): String =
     s"CreateDeltaTableWithFilters $path, ${bloomOptions.mkString(", ")}"
+}
+
+private[sparkbloom] object CreateDeltaTableWithFilters {
+
+  /** `ALTER TABLE table SET TBLPROPERTIES (options)`: [[DeltaWriteRule]] adds the keys on the table's physical names. */
+  def setFilters(session: SparkSession, table: String, bloomOptions: Map[String, String]): Unit = {
+    val properties = bloomOptions.map { case (k, v) => s"${quote(k)} = ${quote(v)}" }.mkString(", ")
+    session.sql(s"ALTER TABLE $table SET TBLPROPERTIES ($properties)")
+  }
+
+  private def quote(s: String): String = "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
 }

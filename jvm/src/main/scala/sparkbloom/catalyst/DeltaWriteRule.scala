@@ -6,7 +6,7 @@ import org.apache.parquet.hadoop.{ParquetOutputFormat, ParquetWriter}
 import java.util.Locale
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.analysis.{NamedRelation, ResolvedTable}
+import org.apache.spark.sql.catalyst.analysis.{NamedRelation, ResolvedIdentifier, ResolvedTable}
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand
@@ -66,26 +66,57 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
 
   /**
    * A new Delta table's properties with the filter settings of its properties and of the
-   * write (a DataFrame's options) and parquet-java's keys. Its columns get physical names
-   * only when Delta commits it, so a column-mapped table gets its filters set afterwards.
+   * write (a DataFrame's options) and parquet-java's keys. A table whose columns may be mapped
+   * gets physical names only when Delta commits it: it is created in steps
+   * ([[CreateMappedDeltaTable]]), its settings checked against its columns first.
    */
   private def withKeys(create: V2CreateTablePlan, spec: TableSpecBase, writeOptions: Map[String, String],
       schema: StructType)(copy: TableSpec => LogicalPlan): LogicalPlan = spec match {
     case resolved: TableSpec
         if DeltaTables.isDeltaProvider(spec.provider) && mentioned(spec.properties ++ writeOptions) =>
       val settings = bloomOptions(writeOptions) ++ resolved.properties
-      val mode = settings.collectFirst { case (k, v) if k.equalsIgnoreCase(ColumnMappingKey) => v }
-        .orElse(session.conf.getOption(DefaultColumnMappingKey)).getOrElse("none")
-      if (!mode.trim.equalsIgnoreCase("none")) {
-        fail(s"a Delta table with column mapping ('$ColumnMappingKey' = '$mode') stores columns under names Delta " +
-          "gives them when it creates the table: create it first, then set its filters with ALTER TABLE ... " +
-          s"SET TBLPROPERTIES ('${BloomWriteOptions.Columns}' = '...')")
-      }
       val identityColumns =
         create.partitioning.filter(_.name == "identity").flatMap(_.references.map(_.fieldNames.mkString(".")))
       val keys = keysFor(settings, schema, identityColumns, filePath = identity)
-      copy(resolved.copy(properties = resolved.properties ++ bloomOptions(writeOptions) ++ keys))
+      mappingSetting(writeOptions ++ resolved.properties) match {
+        case None => copy(resolved.copy(properties = resolved.properties ++ bloomOptions(writeOptions) ++ keys))
+        case Some(mapping) => inSteps(create, resolved, writeOptions, bloomOptions(settings), mapping)
+      }
     case _ => create
+  }
+
+  /**
+   * The setting that maps, or may map, a new table's columns: column mapping itself (also as
+   * the session's default for new tables), or IcebergCompat and UniForm's Iceberg, which turn
+   * it on. None where the columns keep their names.
+   */
+  private def mappingSetting(settings: Map[String, String]): Option[String] = {
+    def setting(key: String) = settings.collectFirst { case (k, v) if k.equalsIgnoreCase(key) => v.trim }
+    val mode = setting(ColumnMappingKey).orElse(session.conf.getOption(DefaultColumnMappingKey).map(_.trim))
+    mode.filterNot(_.equalsIgnoreCase("none")).map(m => s"'$ColumnMappingKey' = '$m'")
+      .orElse(MappingFeatures.collectFirst {
+        case key
+            if setting(key).exists(v => v.equalsIgnoreCase("true") || v.toLowerCase(Locale.ROOT).contains("iceberg")) =>
+          s"'$key' = '${setting(key).get}'"
+      })
+  }
+
+  private def inSteps(create: V2CreateTablePlan, spec: TableSpec, writeOptions: Map[String, String],
+      filters: Map[String, String], mapping: String): LogicalPlan = {
+    val unfiltered = spec.copy(properties = spec.properties -- filters.keys)
+    val plainOptions = writeOptions -- writeOptions.keys.filter(k => bloomOptions(Map(k -> "")).nonEmpty)
+    val location = spec.location
+    (create, create.name) match {
+      case (c: CreateTable, name: ResolvedIdentifier) =>
+        CreateMappedDeltaTable(c.copy(tableSpec = unfiltered), name, c.ignoreIfExists, location, filters, None)
+      case (c: CreateTableAsSelect, name: ResolvedIdentifier) =>
+        val empty = c.copy(query = LocalRelation(c.query.output), tableSpec = unfiltered, writeOptions = plainOptions)
+        CreateMappedDeltaTable(empty, name, c.ignoreIfExists, location, filters, Some(c.query))
+      case _ =>
+        fail(s"a Delta table whose columns are mapped ($mapping) stores them under names Delta gives them when " +
+          "it creates the table, and REPLACE gives new ones: replace it without bloom_filter_* settings, then set " +
+          s"its filters with ALTER TABLE ... SET TBLPROPERTIES ('${BloomWriteOptions.Columns}' = '...')")
+    }
   }
 
   /**
@@ -144,6 +175,10 @@ private[sparkbloom] object DeltaWriteRule {
   val ColumnMappingKey = "delta.columnMapping.mode"
   val DefaultColumnMappingKey = "spark.databricks.delta.properties.defaults.columnMapping.mode"
   private val TransactionOptions = Seq("txnAppId", "txnVersion")
+
+  /** Settings of a new Delta table that turn column mapping on with them. */
+  private val MappingFeatures =
+    Seq("delta.enableIcebergCompatV1", "delta.enableIcebergCompatV2", "delta.universalFormat.enabledFormats")
 
   def bloomOptions(settings: Map[String, String]): Map[String, String] =
     settings.filter { case (k, _) => k.toLowerCase(Locale.ROOT).startsWith("bloom_filter_") }
