@@ -267,6 +267,44 @@ def test_bad_settings_fail_before_delta_commits_anything(spark: SparkSession, ta
     assert left == []
 
 
+def parquet_keys(spark: SparkSession, table: str) -> dict[str, str]:
+    """parquet-java's settings among the table's properties, which sparkbloom derives."""
+    return {k: v for k, v in spark.sql(f"SHOW TBLPROPERTIES {table}").collect() if k.startswith("parquet.")}
+
+
+def test_changes_of_filter_settings_derive_every_key_again(spark: SparkSession) -> None:
+    spark.sql(
+        "CREATE TABLE changed (id BIGINT, k STRING, u STRING) USING delta "
+        "TBLPROPERTIES ('bloom_filter_columns' = 'k', 'bloom_filter_fpp' = '0.01')"
+    )
+    assert parquet_keys(spark, "changed")["parquet.bloom.filter.fpp#k"] == "0.01"
+    # the fpp alone
+    spark.sql("ALTER TABLE changed SET TBLPROPERTIES ('bloom_filter_fpp' = '0.001')")
+    assert parquet_keys(spark, "changed")["parquet.bloom.filter.fpp#k"] == "0.001"
+    # another column list: k's keys go, u's come
+    spark.sql("ALTER TABLE changed SET TBLPROPERTIES ('bloom_filter_columns' = 'u')")
+    keys = parquet_keys(spark, "changed")
+    assert not [k for k in keys if k.endswith("#k")], keys
+    assert keys["parquet.bloom.filter.enabled#u"] == "true" and keys["parquet.bloom.filter.fpp#u"] == "0.001"
+    spark.sql(
+        "INSERT INTO changed SELECT id, sha2(cast(id AS STRING), 256), sha2(cast(id AS STRING), 224) FROM range(500)"
+    )
+    report = sparkbloom.inspect(spark, "changed").collect()
+    assert {r["column"] for r in report if r["has_filter"]} == {"u"}
+    # UNSET of the fpp: back to the default
+    spark.sql("ALTER TABLE changed UNSET TBLPROPERTIES ('bloom_filter_fpp')")
+    keys = parquet_keys(spark, "changed")
+    assert "bloom_filter_fpp" not in dict(spark.sql("SHOW TBLPROPERTIES changed").collect())
+    assert float(keys["parquet.bloom.filter.fpp#u"]) != 0.001 and keys["parquet.bloom.filter.enabled#u"] == "true"
+    # a mistake changes nothing
+    before = version(spark, "changed")
+    with pytest.raises(Exception, match=r"\[sparkbloom\] column 'nope' in bloom_filter_columns does not exist"):
+        spark.sql("ALTER TABLE changed SET TBLPROPERTIES ('bloom_filter_columns' = 'nope')")
+    assert version(spark, "changed") == before
+    spark.sql("ALTER TABLE changed UNSET TBLPROPERTIES ('bloom_filter_columns')")
+    assert parquet_keys(spark, "changed") == {}
+
+
 # --- reading -----------------------------------------------------------------------------
 
 

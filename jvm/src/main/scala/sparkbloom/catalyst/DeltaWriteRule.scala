@@ -40,13 +40,25 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
     case r: ReplaceTable => withKeys(r, r.tableSpec, Map.empty, r.tableSchema)(s => r.copy(tableSpec = s))
     case r: ReplaceTableAsSelect => withKeys(r, r.tableSpec, r.writeOptions, r.query.schema)(s => r.copy(tableSpec = s))
 
+    // the steps of a change made below are run as they are
+    case steps if CommandsInSequence.running => steps
     case s @ SetTableProperties(table: ResolvedTable, properties)
         if DeltaTables.isDeltaTable(table.table) && mentioned(properties) =>
-      s.copy(properties = properties ++ keysFor(properties, DeltaTables.stateOf(table.table)))
-    case u @ UnsetTableProperties(table: ResolvedTable, keys, _)
-        if DeltaTables.isDeltaTable(table.table) && keys.exists(isColumnsKey) =>
-      val derived = DeltaTables.stateOf(table.table).configuration.keys.filter(ParquetJavaFilterKeys.isDerived)
-      u.copy(propertyKeys = (keys ++ derived).distinct)
+      val state = DeltaTables.stateOf(table.table)
+      val settings = bloomOptions(state.configuration).filterNot { case (k, _) =>
+        properties.keys.exists(_.equalsIgnoreCase(k))
+      } ++ bloomOptions(properties)
+      val (keys, stale) = refiltered(state, settings)
+      val set = s.copy(properties = properties ++ keys)
+      if (stale.isEmpty) set else CommandsInSequence(Seq(set, UnsetTableProperties(table, stale, ifExists = true)))
+    case u @ UnsetTableProperties(table: ResolvedTable, unset, _)
+        if DeltaTables.isDeltaTable(table.table) && mentioned(unset.map(_ -> "").toMap) =>
+      val state = DeltaTables.stateOf(table.table)
+      val settings = bloomOptions(state.configuration).filterNot { case (k, _) => unset.exists(_.equalsIgnoreCase(k)) }
+      val (keys, stale) = refiltered(state, settings)
+      val changed = keys.filterNot { case (k, v) => state.configuration.get(k).contains(v) }
+      val removed = u.copy(propertyKeys = (unset ++ stale).distinct)
+      if (changed.isEmpty) removed else CommandsInSequence(Seq(removed, SetTableProperties(table, changed)))
 
     case w: SaveIntoDataSourceCommand if DeltaTables.isDeltaSource(w.dataSource) && mentioned(w.options) =>
       val path = w.options.collectFirst { case (k, v) if k.equalsIgnoreCase("path") => v }
@@ -131,6 +143,17 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
       fail(s"an idempotent Delta write (${txn.mkString(", ")}) cannot create a table with Bloom filters: create " +
         s"the table first with TBLPROPERTIES ('${BloomWriteOptions.Columns}' = '...'), then write to it")
     }
+  }
+
+  /**
+   * parquet-java's keys for a table's filter settings as they will be, and the keys it has
+   * that they no longer ask for: every change (the columns, an fpp alone, an UNSET) derives
+   * them all again, so that no filter of a column left out, nor an old fpp, stays behind.
+   */
+  private def refiltered(
+      state: DeltaTables.DeltaState, settings: Map[String, String]): (Map[String, String], Seq[String]) = {
+    val keys = if (settings.keys.exists(isColumnsKey)) keysFor(settings, state) else Map.empty[String, String]
+    (keys, state.configuration.keys.filter(ParquetJavaFilterKeys.isDerived).filterNot(keys.contains).toSeq.sorted)
   }
 
   private def keysFor(settings: Map[String, String], state: DeltaTables.DeltaState): Map[String, String] =
