@@ -305,6 +305,44 @@ def test_changes_of_filter_settings_derive_every_key_again(spark: SparkSession) 
     assert parquet_keys(spark, "changed") == {}
 
 
+def test_create_options_and_streaming_writes(spark: SparkSession, tmp_path: Path) -> None:
+    # OPTIONS of a CREATE are the table's properties: its writes have filters
+    spark.sql("CREATE TABLE with_options (id BIGINT, k STRING) USING delta OPTIONS ('bloom_filter_columns' = 'k')")
+    spark.sql("INSERT INTO with_options SELECT id, sha2(cast(id AS STRING), 256) FROM range(0, 1000)")
+    assert_every_file_has_filters(spark, "with_options", "k")
+    # a stream into a table whose properties name the filters writes them
+    source = tmp_path / "source"
+    keys_frame(spark, 0, 1000, 2).select("id", "k").write.parquet(str(source))
+    stream = spark.readStream.schema("id BIGINT, k STRING").parquet(str(source))
+    existing = tmp_path / "existing"
+    spark.sql(
+        f"CREATE TABLE delta.`{existing}` (id BIGINT, k STRING) USING delta TBLPROPERTIES ('bloom_filter_columns' = 'k')"
+    )
+    query = (
+        stream.writeStream.format("delta")
+        .option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .option("bloom_filter_columns", "k")
+        .trigger(availableNow=True)
+        .start(str(existing))
+    )
+    query.awaitTermination()
+    assert query.exception() is None
+    assert_every_file_has_filters(spark, f"delta.`{existing}`", "k")
+    assert spark.table(f"delta.`{existing}`").count() == 1000
+    # a stream cannot create a table with filters: it fails before its first batch
+    new = tmp_path / "new"
+    with pytest.raises(Exception, match=r"\[sparkbloom\] a streaming write does not create a Delta table"):
+        stream.writeStream.format("delta").option("checkpointLocation", str(tmp_path / "checkpoint-new")).option(
+            "bloom_filter_columns", "k"
+        ).trigger(availableNow=True).start(str(new)).awaitTermination()
+    assert not (new / "_delta_log").exists()
+    # nor ask for other filters than the table's
+    with pytest.raises(Exception, match=r"\[sparkbloom\] this Delta table writes the Bloom filters"):
+        stream.writeStream.format("delta").option("checkpointLocation", str(tmp_path / "checkpoint-other")).option(
+            "bloom_filter_columns", "id"
+        ).trigger(availableNow=True).start(str(existing)).awaitTermination()
+
+
 # --- reading -----------------------------------------------------------------------------
 
 

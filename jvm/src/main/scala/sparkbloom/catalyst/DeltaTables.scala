@@ -42,6 +42,21 @@ private[sparkbloom] object DeltaTables {
 
   def isDeltaSource(source: AnyRef): Boolean = extendsClass(source.getClass, DeltaDataSource)
 
+  /**
+   * The table path and options of a streaming write into a Delta table (Spark's
+   * `WriteToStream` of a `DeltaSink`, both named, not linked: their packages differ by line).
+   */
+  def streamingWrite(plan: AnyRef): Option[(String, Map[String, String])] =
+    if (plan.getClass.getSimpleName != "WriteToStream") None
+    else {
+      val sink = call(plan, "sink")
+      if (!extendsClass(sink.getClass, "org.apache.spark.sql.delta.sources.DeltaSink")) None
+      else {
+        val options = call(call(sink, "options"), "options").asInstanceOf[scala.collection.Map[String, String]]
+        Some((call(sink, "path").toString, options.toMap))
+      }
+    }
+
   def isDeltaProvider(provider: Option[String]): Boolean =
     provider.exists(p => p.toLowerCase(Locale.ROOT) == "delta" || p == DeltaDataSource)
 

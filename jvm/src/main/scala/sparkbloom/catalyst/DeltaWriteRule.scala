@@ -70,6 +70,15 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
           requireNoTransaction(w.options)
           CreateDeltaTableWithFilters(w, path, bloomOptions(w.options))
       }
+    case w if DeltaTables.streamingWrite(w).exists(write => mentioned(write._2)) =>
+      val (path, options) = DeltaTables.streamingWrite(w).get
+      DeltaTables.stateAt(session, path) match {
+        case Some(state) => requireTableSettings(options, state); w
+        case None =>
+          fail("a streaming write does not create a Delta table with Bloom filters: create it first with " +
+            s"TBLPROPERTIES ('${BloomWriteOptions.Columns}' = '...') (or write it once as a batch), then stream into " +
+            "it: every write of the table follows its properties")
+      }
     case a: AppendData => requireTableSettingsOf(a.writeOptions, a.table); a
     case o: OverwriteByExpression => requireTableSettingsOf(o.writeOptions, o.table); o
     case o: OverwritePartitionsDynamic => requireTableSettingsOf(o.writeOptions, o.table); o
@@ -85,13 +94,16 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
   private def withKeys(create: V2CreateTablePlan, spec: TableSpecBase, writeOptions: Map[String, String],
       schema: StructType)(copy: TableSpec => LogicalPlan): LogicalPlan = spec match {
     case resolved: TableSpec
-        if DeltaTables.isDeltaProvider(spec.provider) && mentioned(spec.properties ++ writeOptions) =>
-      val settings = bloomOptions(writeOptions) ++ resolved.properties
+        if DeltaTables.isDeltaProvider(spec.provider) && mentioned(
+          spec.properties ++ resolved.options ++ writeOptions) =>
+      // OPTIONS of a CREATE are properties of a Delta table too
+      val asked = bloomOptions(writeOptions) ++ bloomOptions(resolved.options)
+      val settings = asked ++ resolved.properties
       val identityColumns =
         create.partitioning.filter(_.name == "identity").flatMap(_.references.map(_.fieldNames.mkString(".")))
       val keys = keysFor(settings, schema, identityColumns, filePath = identity)
       mappingSetting(writeOptions ++ resolved.properties) match {
-        case None => copy(resolved.copy(properties = resolved.properties ++ bloomOptions(writeOptions) ++ keys))
+        case None => copy(resolved.copy(properties = resolved.properties ++ asked ++ keys))
         case Some(mapping) => inSteps(create, resolved, writeOptions, bloomOptions(settings), mapping)
       }
     case _ => create
@@ -115,7 +127,7 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
 
   private def inSteps(create: V2CreateTablePlan, spec: TableSpec, writeOptions: Map[String, String],
       filters: Map[String, String], mapping: String): LogicalPlan = {
-    val unfiltered = spec.copy(properties = spec.properties -- filters.keys)
+    val unfiltered = spec.copy(properties = spec.properties -- filters.keys, options = spec.options -- filters.keys)
     val plainOptions = writeOptions -- writeOptions.keys.filter(k => bloomOptions(Map(k -> "")).nonEmpty)
     val location = spec.location
     (create, create.name) match {
