@@ -343,6 +343,38 @@ def test_create_options_and_streaming_writes(spark: SparkSession, tmp_path: Path
         ).trigger(availableNow=True).start(str(existing)).awaitTermination()
 
 
+def test_table_index_covers_the_current_snapshot(spark: SparkSession, table_dir: Path) -> None:
+    # files written without filters, columns mapped, partitioned, rows deleted by deletion vectors
+    path, table = str(table_dir), f"delta.`{table_dir}`"
+    keys_frame(spark, 0, 4000, 4).write.format("delta").partitionBy("p").option(
+        "delta.columnMapping.mode", "name"
+    ).option("delta.enableDeletionVectors", "true").save(path)
+    spark.sql(f"DELETE FROM {table} WHERE id % 10 = 0")
+    built = sparkbloom.build_index(spark, path, ["k"])
+    assert built["files_indexed"] == len(current_files(spark, table)) > 0
+    assert sparkbloom.describe_index(spark, path)["files_covered"] == built["files_indexed"]
+    absent = key_of(spark, 999999)
+    _, pruning = checked(spark, f"SELECT id FROM {table} WHERE k = '{absent}'")
+    assert pruning["files_skipped_by_index"] == pruning["files_total"] > 0, pruning
+    got, _ = checked(spark, f"SELECT id FROM {table} WHERE k IN ('{key_of(spark, 1234)}', '{key_of(spark, 1230)}')")
+    assert got == [(1234,)]  # 1230 was deleted: its file is read, the row stays deleted
+    # a rename keeps the physical name the index holds
+    spark.sql(f"ALTER TABLE {table} RENAME COLUMN k TO key")
+    _, pruning = checked(spark, f"SELECT id FROM {table} WHERE key = '{absent}'")
+    assert pruning["files_skipped_by_index"] == pruning["files_total"], pruning
+    # a later version's files are judged by their own filters (none here: read) until a refresh
+    keys_frame(spark, 5000, 100, 1).withColumnRenamed("k", "key").write.format("delta").mode("append").save(path)
+    added = len(current_files(spark, table)) - built["files_indexed"]
+    got, pruning = checked(spark, f"SELECT id FROM {table} WHERE key = '{key_of(spark, 5050)}'")
+    assert got == [(5050,)] and pruning["files_covered_by_index"] == built["files_indexed"], pruning
+    # time travel: an older version's files are the index's files too
+    got, _ = checked(spark, f"SELECT id FROM {table} VERSION AS OF 0 WHERE k = '{key_of(spark, 1230)}'")
+    assert got == [(1230,)]
+    assert sparkbloom.build_index(spark, path)["files_indexed"] == added  # the refresh reads only the new files
+    _, pruning = checked(spark, f"SELECT id FROM {table} WHERE key = '{absent}'")
+    assert pruning["files_skipped_by_index"] == pruning["files_total"], pruning
+
+
 # --- reading -----------------------------------------------------------------------------
 
 

@@ -63,7 +63,7 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
 
   private def withDeltaIndex(scan: FileSourceScanExec, columns: FileColumns): FileSourceScanExec = {
     val index =
-      BloomPruningFileIndex.of(scan.relation, session, selectRowGroups = false, columns, useTableIndex = false)
+      BloomPruningFileIndex.of(scan.relation, session, selectRowGroups = false, columns, useTableIndex = true)
     scan.copy(relation = scan.relation.copy(location = index)(scan.relation.sparkSession))
   }
 }

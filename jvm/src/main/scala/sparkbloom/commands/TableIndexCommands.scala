@@ -8,9 +8,9 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types._
 
-import sparkbloom.catalyst.DeltaTables
+import sparkbloom.catalyst.{DeltaIndexedTable, DeltaTables}
 import sparkbloom.errors.SparkBloomException
-import sparkbloom.index.IndexBuilder
+import sparkbloom.index.{IndexBuilder, IndexedTable}
 
 /**
  * The table index behind `sparkbloom.build_index`, `describe_index`, `drop_index`, the SQL
@@ -51,30 +51,32 @@ object TableIndexCommands {
    */
   def build(
       spark: SparkSession, pathOrTable: String, columns: java.util.List[String], fpp: java.lang.Double): DataFrame = {
-    val root = rootOf(spark, pathOrTable)
-    val built = IndexBuilder.build(spark, root, Option(columns).map(_.asScala.toSeq.map(_.trim)),
+    val table = tableAt(spark, pathOrTable)
+    val built = IndexBuilder.build(spark, table, Option(columns).map(_.asScala.toSeq.map(_.trim)),
       Option(fpp).map(_.doubleValue))
     one(spark, BuildSchema,
       Row(built.root.toString, built.filesIndexed, built.filesSkipped, built.segments, built.rebuilt))
   }
 
   def describe(spark: SparkSession, pathOrTable: String): DataFrame = {
-    val root = rootOf(spark, pathOrTable)
-    val d = IndexBuilder.describe(spark, root).getOrElse(throw new SparkBloomException(s"there is no index at $root"))
+    val table = tableAt(spark, pathOrTable)
+    val d = IndexBuilder.describe(spark, table)
+      .getOrElse(throw new SparkBloomException(s"there is no index at ${table.root}"))
     one(spark, DescribeSchema,
       Row(d.root.toString, d.columns, d.fpp, d.segments, d.indexBytes, d.filesTotal,
         d.filesCovered, d.entries, d.units, d.blocksPerUnit, d.maxEstimatedFpp))
   }
 
   def drop(spark: SparkSession, pathOrTable: String): DataFrame = {
-    val root = rootOf(spark, pathOrTable)
+    val root = tableAt(spark, pathOrTable).root
     one(spark, DropSchema, Row(root.toString, IndexBuilder.drop(spark, root)))
   }
 
   private def one(spark: SparkSession, schema: StructType, row: Row): DataFrame =
     spark.createDataFrame(java.util.Collections.singletonList(row), schema)
 
-  private def rootOf(spark: SparkSession, pathOrTable: String): Path = {
+  /** The table at a directory or catalog table's location: a Delta table's current snapshot, or a Parquet directory. */
+  private def tableAt(spark: SparkSession, pathOrTable: String): IndexedTable = {
     if (pathOrTable == null || pathOrTable.trim.isEmpty)
       throw new SparkBloomException("name a Parquet directory or table")
     val location = Inspection.locationOf(spark, pathOrTable)
@@ -83,10 +85,8 @@ object TableIndexCommands {
     if (!fs.exists(root)) throw new SparkBloomException(s"path does not exist: $location")
     if (!fs.getFileStatus(root).isDirectory)
       throw new SparkBloomException(s"an index belongs to a table directory, not a file: $location")
-    if (DeltaTables.isTableAt(spark, location)) {
-      throw new SparkBloomException(s"$location is a Delta table: table indexes cover plain Parquet tables only " +
-        "(Delta tables get filters in their files: see docs/delta.md)")
-    }
-    fs.makeQualified(root)
+    val qualified = fs.makeQualified(root)
+    if (DeltaTables.isTableAt(spark, location)) DeltaIndexedTable(qualified)
+    else IndexedTable.ParquetDirectory(qualified)
   }
 }

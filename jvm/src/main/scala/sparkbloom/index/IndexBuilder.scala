@@ -6,17 +6,15 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.slf4j.LoggerFactory
 
 import org.apache.spark.util.SerializableConfiguration
 
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.index.IndexLayout.{ColumnData, ColumnEntry, Manifest}
-import sparkbloom.read.{FileIdentity, ParquetFileListing}
+import sparkbloom.read.FileIdentity
 import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
 import sparkbloom.settings.SparkBloomConf
-import sparkbloom.write.BloomWriteOptions
 
 /**
  * Builds, refreshes and drops the index of a Parquet table, and describes it.
@@ -35,7 +33,8 @@ private[sparkbloom] object IndexBuilder {
 
   final case class Built(root: Path, filesIndexed: Int, filesSkipped: Int, segments: Int, rebuilt: Boolean)
 
-  def build(spark: SparkSession, root: Path, columns: Option[Seq[String]], fpp: Option[Double]): Built = {
+  def build(spark: SparkSession, table: IndexedTable, columns: Option[Seq[String]], fpp: Option[Double]): Built = {
+    val root = table.root
     val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
     val qualifiedRoot = fs.makeQualified(root)
     val dir = IndexLayout.dirOf(qualifiedRoot)
@@ -49,7 +48,7 @@ private[sparkbloom] object IndexBuilder {
     val targetFpp = fpp.orElse(existing.map(_.manifest.fpp)).getOrElse(SparkBloomConf.writeFpp(spark.sessionState.conf))
     if (!(targetFpp > 0 && targetFpp < 1))
       throw new SparkBloomException(s"the index fpp must be in (0, 1), got $targetFpp")
-    val resolved = checkedColumns(spark, qualifiedRoot, wanted)
+    val resolved = table.fileColumns(spark, wanted)
     val maxBytes = FilterSizing.largestPowerOfTwoAtMost(
       math.max(SparkBloomConf.writeMaxBytes(spark.sessionState.conf).getOrElse(FilterSizing.MinDefaultCeiling).toLong,
         SplitBlockBloomFilter.BytesPerBlock)).toInt
@@ -57,8 +56,7 @@ private[sparkbloom] object IndexBuilder {
       e.manifest.columns.map(_.toLowerCase) == resolved.map(_.toLowerCase) && e.manifest.fpp == targetFpp &&
       e.manifest.maxBytes == maxBytes && e.segments.size < MaxSegments
     }
-    val files = FileIdentity.withEtags(ParquetFileListing.list(spark, qualifiedRoot.toString).toIndexedSeq,
-      spark.sessionState.newHadoopConf())
+    val files = FileIdentity.withEtags(table.files(spark), spark.sessionState.newHadoopConf())
     val now = System.currentTimeMillis()
     val candidates = files.filter(f => incremental.forall(_.freshEntryOf(f).isEmpty))
     val (settled, unsettled) = candidates.partition(f => !FileIdentity.of(f).unsettled(now))
@@ -78,22 +76,6 @@ private[sparkbloom] object IndexBuilder {
     TableIndex.invalidate(dir.toString)
     Built(qualifiedRoot, results.size, unsettled.size + (settled.size - results.size), kept.size + 1,
       incremental.isEmpty)
-  }
-
-  /** The table's data columns named `wanted`, in their real case; fails on any bad name. */
-  private def checkedColumns(spark: SparkSession, root: Path, wanted: Seq[String]): Seq[String] = {
-    if (wanted.isEmpty || wanted.exists(_.trim.isEmpty))
-      throw new SparkBloomException("name at least one column to index")
-    val relation = spark.read.parquet(root.toString).queryExecution.analyzed.collectFirst {
-      case l: LogicalRelation if l.relation.isInstanceOf[HadoopFsRelation] => l.relation.asInstanceOf[HadoopFsRelation]
-    }.getOrElse(throw new SparkBloomException(s"$root is not a Parquet table"))
-    val partitions = relation.partitionSchema.fieldNames.toSeq
-    try {
-      BloomWriteOptions.resolve(Map(BloomWriteOptions.Columns -> wanted.mkString(",")), relation.dataSchema, partitions,
-        spark.sessionState.conf, "TIMESTAMP_MICROS").get.columns.map(_.path.mkString("."))
-    } catch {
-      case e: SparkBloomException => throw new SparkBloomException(s"cannot index $root: ${e.getMessage}")
-    }
   }
 
   private def indexFiles(spark: SparkSession, root: Path, files: IndexedSeq[(FileStatus, String)], columns: Seq[String],
@@ -161,19 +143,19 @@ private[sparkbloom] object IndexBuilder {
       blocksPerUnit: Map[String, Int], units: Map[String, Int])
 
   /** [[describeOnce]], again if a concurrent refresh replaced the index while it was read. */
-  def describe(spark: SparkSession, root: Path): Option[Description] =
-    try describeOnce(spark, root)
-    catch { case NonFatal(_) => describeOnce(spark, root) }
+  def describe(spark: SparkSession, table: IndexedTable): Option[Description] =
+    try describeOnce(spark, table)
+    catch { case NonFatal(_) => describeOnce(spark, table) }
 
-  private def describeOnce(spark: SparkSession, root: Path): Option[Description] = {
+  private def describeOnce(spark: SparkSession, table: IndexedTable): Option[Description] = {
+    val root = table.root
     val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
     val qualifiedRoot = fs.makeQualified(root)
     val dir = IndexLayout.dirOf(qualifiedRoot)
     if (!fs.exists(dir)) return None
     val index = IndexLayout.latestManifest(fs, dir).map(TableIndex.load(fs, qualifiedRoot, _))
       .getOrElse(return None)
-    val files = FileIdentity.withEtags(ParquetFileListing.list(spark, qualifiedRoot.toString).toIndexedSeq,
-      spark.sessionState.newHadoopConf())
+    val files = FileIdentity.withEtags(table.files(spark), spark.sessionState.newHadoopConf())
     val bytes = fs.listStatus(dir).map(_.getLen).sum
     val columns = index.segments.flatMap(_.directory.columns)
     def perColumn[T](f: Seq[IndexLayout.SegmentColumn] => T): Map[String, T] =

@@ -63,7 +63,7 @@ private[sparkbloom] object IndexMaintenance {
     override def onSuccess(funcName: String, qe: QueryExecution, durationNs: Long): Unit = {
       writesIn(qe).flatMap(w => indexRoot(session, w.outputPath, w.partitionColumns.size)).distinct.foreach { root =>
         BloomRuntime.of(session.sparkContext).background.execute(() =>
-          try IndexBuilder.build(session, root, None, None)
+          try IndexBuilder.build(session, IndexedTable.ParquetDirectory(root), None, None)
           catch {
             case NonFatal(e) => log.warn(s"sparkbloom could not refresh the index of $root after a write: $e")
           })

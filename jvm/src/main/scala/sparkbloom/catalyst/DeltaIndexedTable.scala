@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
+package sparkbloom.catalyst
+
+import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.types.StructType
+
+import sparkbloom.errors.SparkBloomException
+import sparkbloom.index.IndexedTable
+import sparkbloom.read.ParquetFileListing
+
+/**
+ * A Delta table, as its index covers it: the data files of its current snapshot (files a
+ * later version adds are judged by their own filters until a refresh; files it removes are
+ * never listed by a scan of it), with columns by the names the files give them (physical
+ * names under column mapping, which stay across renames). An entry holds for a file only
+ * while the file is unchanged, so time travel, branches of history and versions built
+ * before or after all read each file's own entry or none.
+ */
+private[sparkbloom] final case class DeltaIndexedTable(root: Path) extends IndexedTable {
+
+  def files(spark: SparkSession): IndexedSeq[FileStatus] = {
+    val current = spark.read.format("delta").load(root.toString).inputFiles.map(new Path(_)).toSet
+    // recursively: under column mapping Delta writes into random prefixes, no partition directories
+    ParquetFileListing.list(spark, root.toString, Map("recursiveFileLookup" -> "true"))
+      .filter(f => current(f.getPath)).toIndexedSeq
+  }
+
+  def fileColumns(spark: SparkSession, wanted: Seq[String]): Seq[String] = {
+    val state = DeltaTables.stateAt(spark, root.toString)
+      .getOrElse(throw new SparkBloomException(s"$root is not a Delta table"))
+    val resolver = spark.sessionState.conf.resolver
+    val logical = state.leafPaths.map(_.mkString(".")).toSet
+    // a refresh names the columns the index holds: physical names under column mapping
+    val heldOnly = state.leafPaths.flatMap(state.columns.filePath).map(_.mkString(".")).toSet -- logical
+    val dataSchema = StructType(state.schema.filterNot(f => state.partitionColumns.exists(resolver(_, f.name))))
+    wanted.map { name =>
+      if (heldOnly(name)) name
+      else {
+        val path = IndexedTable.resolved(spark, root, Seq(name), dataSchema, state.partitionColumns).head
+        state.columns.filePath(path).getOrElse(path).mkString(".")
+      }
+    }
+  }
+}
