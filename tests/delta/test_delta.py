@@ -147,14 +147,17 @@ def file_columns(spark: SparkSession, table: str) -> set[str]:
 
 
 def test_column_mapped_tables_get_filters_in_one_statement(spark: SparkSession, table_dir: Path) -> None:
-    # CREATE, then INSERT: the filters are on the physical name Delta gave `k`
-    spark.sql(
-        "CREATE TABLE mapped (id BIGINT, k STRING) USING delta "
-        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'bloom_filter_columns' = 'k')"
-    )
-    spark.sql("INSERT INTO mapped SELECT id, sha2(cast(id AS STRING), 256) FROM range(0, 3000)")
-    assert "k" not in file_columns(spark, "mapped")
-    assert_every_file_has_filters(spark, "mapped", "k")
+    def created_then_inserted(name: str, mapping: str) -> None:
+        """The filters of a CREATE are on the physical name Delta gave `k`, in the INSERT's files."""
+        spark.sql(
+            f"CREATE TABLE {name} (id BIGINT, k STRING) USING delta "
+            f"TBLPROPERTIES ({mapping}, 'bloom_filter_columns' = 'k')"
+        )
+        spark.sql(f"INSERT INTO {name} SELECT id, sha2(cast(id AS STRING), 256) FROM range(0, 3000)")
+        assert "k" not in file_columns(spark, name)
+        assert_every_file_has_filters(spark, name, "k")
+
+    created_then_inserted("mapped", "'delta.columnMapping.mode' = 'name'")
     assert dict(spark.sql("SHOW TBLPROPERTIES mapped").collect())["bloom_filter_columns"] == "k"
     _, pruning = checked(spark, f"SELECT id FROM mapped WHERE k = '{key_of(spark, 42)}'")
     assert pruning["row_groups_skipped"] >= 1
@@ -180,13 +183,7 @@ def test_column_mapped_tables_get_filters_in_one_statement(spark: SparkSession, 
     assert "k" not in file_columns(spark, "mapped_saved")
     assert_every_file_has_filters(spark, "mapped_saved", "k")
     # IcebergCompatV2 turns column mapping on by itself
-    spark.sql(
-        "CREATE TABLE mapped_compat (id BIGINT, k STRING) USING delta "
-        "TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'bloom_filter_columns' = 'k')"
-    )
-    spark.sql("INSERT INTO mapped_compat SELECT id, sha2(cast(id AS STRING), 256) FROM range(0, 1000)")
-    assert "k" not in file_columns(spark, "mapped_compat")
-    assert_every_file_has_filters(spark, "mapped_compat", "k")
+    created_then_inserted("mapped_compat", "'delta.enableIcebergCompatV2' = 'true'")
     # IF NOT EXISTS on an existing table changes nothing
     before = version(spark, "mapped")
     spark.sql(
