@@ -35,13 +35,13 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
   import DeltaWriteRule._
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan match {
+    // the steps of a change made below are run as they are
+    case steps if CommandsInSequence.running => steps
     case c: CreateTable => withKeys(c, c.tableSpec, Map.empty, c.tableSchema)(s => c.copy(tableSpec = s))
     case c: CreateTableAsSelect => withKeys(c, c.tableSpec, c.writeOptions, c.query.schema)(s => c.copy(tableSpec = s))
     case r: ReplaceTable => withKeys(r, r.tableSpec, Map.empty, r.tableSchema)(s => r.copy(tableSpec = s))
     case r: ReplaceTableAsSelect => withKeys(r, r.tableSpec, r.writeOptions, r.query.schema)(s => r.copy(tableSpec = s))
 
-    // the steps of a change made below are run as they are
-    case steps if CommandsInSequence.running => steps
     case s @ SetTableProperties(table: ResolvedTable, properties)
         if DeltaTables.isDeltaTable(table.table) && mentioned(properties) =>
       val state = DeltaTables.stateOf(table.table)
@@ -128,7 +128,7 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
   private def inSteps(create: V2CreateTablePlan, spec: TableSpec, writeOptions: Map[String, String],
       filters: Map[String, String], mapping: String): LogicalPlan = {
     val unfiltered = spec.copy(properties = spec.properties -- filters.keys, options = spec.options -- filters.keys)
-    val plainOptions = writeOptions -- writeOptions.keys.filter(k => bloomOptions(Map(k -> "")).nonEmpty)
+    val plainOptions = writeOptions -- bloomOptions(writeOptions).keys
     val location = spec.location
     (create, create.name) match {
       case (c: CreateTable, name: ResolvedIdentifier) =>

@@ -33,7 +33,8 @@ private[sparkbloom] object IndexedTable {
 
     def fileColumns(spark: SparkSession, wanted: Seq[String]): Seq[String] = {
       val relation = spark.read.parquet(root.toString).queryExecution.analyzed.collectFirst {
-        case l: LogicalRelation if l.relation.isInstanceOf[HadoopFsRelation] => l.relation.asInstanceOf[HadoopFsRelation]
+        case l: LogicalRelation if l.relation.isInstanceOf[HadoopFsRelation] =>
+          l.relation.asInstanceOf[HadoopFsRelation]
       }.getOrElse(throw new SparkBloomException(s"$root is not a Parquet table"))
       resolved(spark, root, wanted, relation.dataSchema, relation.partitionSchema.fieldNames.toSeq).map(_.mkString("."))
     }
