@@ -211,7 +211,29 @@ def test_column_mapped_create_that_fails_leaves_no_table(spark: SparkSession, ta
             f"'bloom_filter_columns' = 'k') AS {failing}"
         )
     assert not table_dir.exists()
+    # an empty directory given as LOCATION is left as it was
+    location = table_dir.parent / "empty-location"
+    location.mkdir()
+    with pytest.raises(Exception, match="no row 777"):
+        spark.sql(
+            f"CREATE TABLE mapped_located USING delta LOCATION '{location}' TBLPROPERTIES "
+            f"('delta.columnMapping.mode' = 'name', 'bloom_filter_columns' = 'k') AS {failing}"
+        )
+    assert location.exists() and not (location / "_delta_log").exists()
+    assert not spark.catalog.tableExists("mapped_located")
     # settings that cannot work fail before Delta commits anything
+    spark.conf.set("spark.databricks.delta.write.txnAppId", "job")
+    spark.conf.set("spark.databricks.delta.write.txnVersion", "1")
+    try:
+        with pytest.raises(Exception, match=r"\[sparkbloom\] an idempotent Delta write"):
+            spark.sql(
+                "CREATE TABLE mapped_txn USING delta TBLPROPERTIES ('delta.columnMapping.mode' = 'name', "
+                "'bloom_filter_columns' = 'k') AS SELECT id, cast(id AS STRING) AS k FROM range(10)"
+            )
+    finally:
+        spark.conf.unset("spark.databricks.delta.write.txnAppId")
+        spark.conf.unset("spark.databricks.delta.write.txnVersion")
+    assert not spark.catalog.tableExists("mapped_txn")
     with pytest.raises(Exception, match=r"\[sparkbloom\] column 'nope' in bloom_filter_columns does not exist"):
         spark.sql(
             "CREATE TABLE mapped_bad (id BIGINT, k STRING) USING delta "

@@ -49,10 +49,14 @@ private[sparkbloom] trait PruningListing extends FileIndex {
 
 private object PruningListing {
   def pruner(session: SparkSession, delegate: FileIndex, options: Map[String, String], selectRowGroups: Boolean,
-      fileColumns: FileColumns, useTableIndex: Boolean): ListingPruner =
+      fileColumns: FileColumns, useTableIndex: Boolean): ListingPruner = {
+    // a Delta snapshot's root is its table's, whatever its partitions, and its files are never replaced
+    val snapshot = DeltaTables.isDeltaFileIndex(delegate)
+    val indexDepth = if (snapshot) 0 else delegate.partitionSchema.size
     new ListingPruner(session, options, selectRowGroups, fileColumns,
-      () => if (useTableIndex) ListingPruner.indexRoots(delegate.rootPaths, delegate.partitionSchema.size) else Nil,
-      () => delegate.partitionSchema.fieldNames.toSeq)
+      () => if (useTableIndex) ListingPruner.indexRoots(delegate.rootPaths, indexDepth) else Nil,
+      () => delegate.partitionSchema.fieldNames.toSeq, immutableFiles = snapshot)
+  }
 }
 
 /** The pruning listing of a DataSource V1 relation, over any file index (Delta's too). */

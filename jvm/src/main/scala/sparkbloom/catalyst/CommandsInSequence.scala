@@ -14,9 +14,10 @@ import org.apache.spark.sql.execution.command.LeafRunnableCommand
  */
 private[sparkbloom] final case class CommandsInSequence(commands: Seq[LogicalPlan]) extends LeafRunnableCommand {
   override def run(session: SparkSession): Seq[Row] = {
+    val before = CommandsInSequence.runningHere.get
     CommandsInSequence.runningHere.set(true)
     try commands.foreach(c => session.sessionState.executePlan(c).assertCommandExecuted())
-    finally CommandsInSequence.runningHere.set(false)
+    finally CommandsInSequence.runningHere.set(before)
     Nil
   }
 

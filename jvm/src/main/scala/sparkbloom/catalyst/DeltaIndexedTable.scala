@@ -27,20 +27,21 @@ private[sparkbloom] final case class DeltaIndexedTable(root: Path) extends Index
       .filter(f => current(f.getPath)).toIndexedSeq
   }
 
-  def fileColumns(spark: SparkSession, wanted: Seq[String]): Seq[String] = {
+  def fileColumns(spark: SparkSession, wanted: Seq[String], held: Boolean): Seq[String] = {
     val state = DeltaTables.stateAt(spark, root.toString)
       .getOrElse(throw new SparkBloomException(s"$root is not a Delta table"))
-    val resolver = spark.sessionState.conf.resolver
-    val logical = state.leafPaths.map(_.mkString(".")).toSet
-    // a refresh names the columns the index holds: physical names under column mapping
-    val heldOnly = state.leafPaths.flatMap(state.columns.filePath).map(_.mkString(".")).toSet -- logical
-    val dataSchema = StructType(state.schema.filterNot(f => state.partitionColumns.exists(resolver(_, f.name))))
-    wanted.map { name =>
-      if (heldOnly(name)) name
-      else {
-        val path = IndexedTable.resolved(spark, root, Seq(name), dataSchema, state.partitionColumns).head
-        state.columns.filePath(path).getOrElse(path).mkString(".")
+    if (held) {
+      val inFiles = state.leafPaths.flatMap(state.columns.filePath).map(_.mkString(".")).toSet
+      wanted.find(!inFiles(_)).foreach { gone =>
+        throw new SparkBloomException(
+          s"cannot refresh the index of $root: its column $gone is no longer the table's; build it again naming the columns")
       }
+      wanted
+    } else {
+      val resolver = spark.sessionState.conf.resolver
+      val dataSchema = StructType(state.schema.filterNot(f => state.partitionColumns.exists(resolver(_, f.name))))
+      IndexedTable.resolved(spark, root, wanted, dataSchema, state.partitionColumns)
+        .map(path => state.columns.filePath(path).getOrElse(path).mkString("."))
     }
   }
 }

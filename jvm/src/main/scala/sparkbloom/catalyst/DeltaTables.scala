@@ -34,8 +34,12 @@ private[sparkbloom] object DeltaTables {
    * Delta's own log and checkpoint scans use other file indexes.
    */
   def isDeltaScan(relation: HadoopFsRelation): Boolean =
-    extendsClass(relation.location.getClass, "org.apache.spark.sql.delta.files.TahoeFileIndex") &&
+    isDeltaFileIndex(relation.location) &&
       extendsClass(relation.fileFormat.getClass, "org.apache.spark.sql.delta.DeltaParquetFileFormat")
+
+  /** A listing of a Delta snapshot's files: paths Delta never writes twice. */
+  def isDeltaFileIndex(index: AnyRef): Boolean =
+    extendsClass(index.getClass, "org.apache.spark.sql.delta.files.TahoeFileIndex")
 
   def isDeltaTable(table: AnyRef): Boolean =
     extendsClass(table.getClass, "org.apache.spark.sql.delta.catalog.DeltaTableV2")
@@ -45,17 +49,23 @@ private[sparkbloom] object DeltaTables {
   /**
    * The table path and options of a streaming write into a Delta table (Spark's
    * `WriteToStream` of a `DeltaSink`, both named, not linked: their packages differ by line).
+   * A Delta whose sink does not show them gives None: its streams are planned as they were.
    */
-  def streamingWrite(plan: AnyRef): Option[(String, Map[String, String])] =
-    if (plan.getClass.getSimpleName != "WriteToStream") None
-    else {
-      val sink = call(plan, "sink")
-      if (!extendsClass(sink.getClass, "org.apache.spark.sql.delta.sources.DeltaSink")) None
-      else {
-        val options = call(call(sink, "options"), "options").asInstanceOf[scala.collection.Map[String, String]]
-        Some((call(sink, "path").toString, options.toMap))
-      }
-    }
+  object StreamingWrite {
+    def unapply(plan: AnyRef): Option[(String, Map[String, String])] =
+      if (!plan.getClass.getName.endsWith(".WriteToStream")) None
+      else
+        try {
+          val sink = plan.getClass.getMethod("sink").invoke(plan)
+          if (!extendsClass(sink.getClass, "org.apache.spark.sql.delta.sources.DeltaSink")) None
+          else {
+            val deltaOptions = sink.getClass.getMethod("options").invoke(sink)
+            val options = deltaOptions.getClass.getMethod("options").invoke(deltaOptions)
+              .asInstanceOf[scala.collection.Map[String, String]]
+            Some((sink.getClass.getMethod("path").invoke(sink).toString, options.toMap))
+          }
+        } catch { case NonFatal(_) => None }
+  }
 
   def isDeltaProvider(provider: Option[String]): Boolean =
     provider.exists(p => p.toLowerCase(Locale.ROOT) == "delta" || p == DeltaDataSource)

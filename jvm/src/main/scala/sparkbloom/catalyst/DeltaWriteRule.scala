@@ -35,8 +35,8 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
   import DeltaWriteRule._
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan match {
-    // the steps of a change made below are run as they are
-    case steps if CommandsInSequence.running => steps
+    // the steps of a change of filter settings made below are run as they are
+    case step @ (_: SetTableProperties | _: UnsetTableProperties) if CommandsInSequence.running => step
     case c: CreateTable => withKeys(c, c.tableSpec, Map.empty, c.tableSchema)(s => c.copy(tableSpec = s))
     case c: CreateTableAsSelect => withKeys(c, c.tableSpec, c.writeOptions, c.query.schema)(s => c.copy(tableSpec = s))
     case r: ReplaceTable => withKeys(r, r.tableSpec, Map.empty, r.tableSchema)(s => r.copy(tableSpec = s))
@@ -70,8 +70,7 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
           requireNoTransaction(w.options)
           CreateDeltaTableWithFilters(w, path, bloomOptions(w.options))
       }
-    case w if DeltaTables.streamingWrite(w).exists(write => mentioned(write._2)) =>
-      val (path, options) = DeltaTables.streamingWrite(w).get
+    case w @ DeltaTables.StreamingWrite(path, options) if mentioned(options) =>
       DeltaTables.stateAt(session, path) match {
         case Some(state) => requireTableSettings(options, state); w
         case None =>
@@ -102,7 +101,7 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
       val identityColumns =
         create.partitioning.filter(_.name == "identity").flatMap(_.references.map(_.fieldNames.mkString(".")))
       val keys = keysFor(settings, schema, identityColumns, filePath = identity)
-      mappingSetting(writeOptions ++ resolved.properties) match {
+      mappingSetting(writeOptions ++ resolved.options ++ resolved.properties) match {
         case None => copy(resolved.copy(properties = resolved.properties ++ asked ++ keys))
         case Some(mapping) => inSteps(create, resolved, writeOptions, bloomOptions(settings), mapping)
       }
@@ -116,7 +115,8 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
    */
   private def mappingSetting(settings: Map[String, String]): Option[String] = {
     def setting(key: String) = settings.collectFirst { case (k, v) if k.equalsIgnoreCase(key) => v.trim }
-    val mode = setting(ColumnMappingKey).orElse(session.conf.getOption(DefaultColumnMappingKey).map(_.trim))
+      .orElse(session.conf.getOption(DefaultsPrefix + key.stripPrefix("delta.")).map(_.trim))
+    val mode = setting(ColumnMappingKey)
     mode.filterNot(_.equalsIgnoreCase("none")).map(m => s"'$ColumnMappingKey' = '$m'")
       .orElse(MappingFeatures.collectFirst {
         case key
@@ -129,13 +129,17 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
       filters: Map[String, String], mapping: String): LogicalPlan = {
     val unfiltered = spec.copy(properties = spec.properties -- filters.keys, options = spec.options -- filters.keys)
     val plainOptions = writeOptions -- bloomOptions(writeOptions).keys
+    requireNoTransaction(writeOptions)
     val location = spec.location
+    // IF NOT EXISTS is decided by the command: a table another session makes meanwhile is not ours to change
     (create, create.name) match {
       case (c: CreateTable, name: ResolvedIdentifier) =>
-        CreateMappedDeltaTable(c.copy(tableSpec = unfiltered), name, c.ignoreIfExists, location, filters, None)
+        CreateMappedDeltaTable(c.copy(tableSpec = unfiltered, ignoreIfExists = false), name, c.ignoreIfExists,
+          location, filters, None, plainOptions)
       case (c: CreateTableAsSelect, name: ResolvedIdentifier) =>
-        val empty = c.copy(query = LocalRelation(c.query.output), tableSpec = unfiltered, writeOptions = plainOptions)
-        CreateMappedDeltaTable(empty, name, c.ignoreIfExists, location, filters, Some(c.query))
+        val empty = c.copy(query = LocalRelation(c.query.output), tableSpec = unfiltered, writeOptions = plainOptions,
+          ignoreIfExists = false)
+        CreateMappedDeltaTable(empty, name, c.ignoreIfExists, location, filters, Some(c.query), plainOptions)
       case _ =>
         fail(s"a Delta table whose columns are mapped ($mapping) stores them under names Delta gives them when " +
           "it creates the table, and REPLACE gives new ones: replace it without bloom_filter_* settings, then set " +
@@ -208,12 +212,15 @@ private[sparkbloom] final case class DeltaWriteRule(session: SparkSession) exten
 
 private[sparkbloom] object DeltaWriteRule {
   val ColumnMappingKey = "delta.columnMapping.mode"
-  val DefaultColumnMappingKey = "spark.databricks.delta.properties.defaults.columnMapping.mode"
+
+  /** Where a session sets a `delta.<key>` for the tables it creates. */
+  val DefaultsPrefix = "spark.databricks.delta.properties.defaults."
   private val TransactionOptions = Seq("txnAppId", "txnVersion")
 
   /** Settings of a new Delta table that turn column mapping on with them. */
   private val MappingFeatures =
-    Seq("delta.enableIcebergCompatV1", "delta.enableIcebergCompatV2", "delta.universalFormat.enabledFormats")
+    Seq("delta.enableIcebergCompatV1", "delta.enableIcebergCompatV2", "delta.enableIcebergCompatV3",
+      "delta.universalFormat.enabledFormats")
 
   def bloomOptions(settings: Map[String, String]): Map[String, String] =
     settings.filter { case (k, _) => k.toLowerCase(Locale.ROOT).startsWith("bloom_filter_") }

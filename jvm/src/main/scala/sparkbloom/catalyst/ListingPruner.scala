@@ -88,7 +88,8 @@ private[sparkbloom] final class ListingPruner(
     selectRowGroups: Boolean,
     fileColumns: FileColumns,
     indexRoots: () => Seq[Path],
-    partitionColumns: () => Seq[String]) {
+    partitionColumns: () => Seq[String],
+    immutableFiles: Boolean) {
   import ListingPruner.{Listed, RebaseModeOption}
 
   @volatile private var last: Option[Listed] = None
@@ -169,8 +170,6 @@ private[sparkbloom] final class ListingPruner(
     val files = FileIdentity.withEtags(listedFiles, hadoopConf)
     val judgements = FilePruner.inParallel(files.size, parallelism)(i =>
       FileJudgement(FileIdentity.of(files(i)), judgedIn))
-    val confirmable = asListedToConfirm(listedFiles, files, judgements(_))
-    val confirmed = FileIdentity.stillAsListed(confirmable.map(files), hadoopConf)
     val cache = Some(runtime(ProbeCache)).filter(_ => SparkBloomConf.usesCache(conf))
     val pruner = new FilePruner(
       hadoopConf,
@@ -204,12 +203,12 @@ private[sparkbloom] final class ListingPruner(
     }
     // a verdict decides only for the version the store holds now
     val stale = new Array[Boolean](files.size)
-    if (confirmable.exists(judged(_).rowGroups > 0)) {
-      val current = confirmed()
+    val confirmable = asListedToConfirm(listedFiles, files, judged, judgements(_))
+    if (confirmable.nonEmpty) {
+      val current = FileIdentity.stillAsListed(confirmable.map(files), hadoopConf)
       confirmable.indices.foreach(j => stale(confirmable(j)) = !current(j))
     }
-    val verdicts = judged.indices.map(i =>
-      if (stale(i) && judged(i).rowGroups > 0) FileVerdict(files(i), -1, IndexedSeq.empty) else judged(i))
+    val verdicts = judged.indices.map(i => if (stale(i)) FileVerdict(files(i), -1, IndexedSeq.empty) else judged(i))
     val keepAllFiles = !SparkBloomConf.pruneFiles(conf)
     val pruneRowsAbove = SparkBloomConf.pruneRowsAbove(conf)
     val kept = verdicts.indices.filter(i => keepAllFiles || verdicts(i).keep).map(i => files(i).getPath -> i).toMap
@@ -251,13 +250,18 @@ private[sparkbloom] final class ListingPruner(
   }
 
   /**
-   * The files whose listed status must be confirmed before a verdict on it may decide
-   * ([[FileIdentity.stillAsListed]]): all but those the store was just asked for (`withEtags`)
-   * and local files, whose change time is read afresh at each judgement.
+   * The files whose listed status must be confirmed before their verdicts may decide
+   * ([[FileIdentity.stillAsListed]]): those that rule a row group out, but not where the
+   * listing is current by construction: a table format's snapshot (whose files are never
+   * replaced), the statuses the store was just asked for (`withEtags`), and local files, whose
+   * change time is read afresh at each judgement.
    */
   private def asListedToConfirm(listed: IndexedSeq[FileStatus], files: IndexedSeq[FileStatus],
-      judgements: Int => FileJudgement): IndexedSeq[Int] =
-    files.indices.filter(i => (files(i) eq listed(i)) && judgements(i).identity.changeTime < 0)
+      verdicts: IndexedSeq[FileVerdict], judgements: Int => FileJudgement): IndexedSeq[Int] =
+    if (immutableFiles) IndexedSeq.empty
+    else files.indices.filter { i =>
+      verdicts(i).ruledOut > 0 && (files(i) eq listed(i)) && judgements(i).identity.changeTime < 0
+    }
 
   /**
    * What tasks will read of `listing`: each file's length, times the share of its row groups

@@ -48,7 +48,7 @@ private[sparkbloom] object IndexBuilder {
     val targetFpp = fpp.orElse(existing.map(_.manifest.fpp)).getOrElse(SparkBloomConf.writeFpp(spark.sessionState.conf))
     if (!(targetFpp > 0 && targetFpp < 1))
       throw new SparkBloomException(s"the index fpp must be in (0, 1), got $targetFpp")
-    val resolved = table.fileColumns(spark, wanted)
+    val resolved = table.fileColumns(spark, wanted, held = columns.isEmpty)
     val maxBytes = FilterSizing.largestPowerOfTwoAtMost(
       math.max(SparkBloomConf.writeMaxBytes(spark.sessionState.conf).getOrElse(FilterSizing.MinDefaultCeiling).toLong,
         SplitBlockBloomFilter.BytesPerBlock)).toInt

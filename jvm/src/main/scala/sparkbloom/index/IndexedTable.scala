@@ -5,6 +5,7 @@ package sparkbloom.index
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.types.StructType
 
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.read.ParquetFileListing
@@ -20,8 +21,11 @@ private[sparkbloom] trait IndexedTable {
   /** The data files the table reads now, in path order. */
   def files(spark: SparkSession): IndexedSeq[FileStatus]
 
-  /** The columns named `wanted` (table names, or names an index already holds) as the files name them; fails on any bad name. */
-  def fileColumns(spark: SparkSession, wanted: Seq[String]): Seq[String]
+  /**
+   * The columns named `wanted` as the files name them; fails on any bad name. `held`: the
+   * names an index holds (the files' own), for a refresh; else the table's names.
+   */
+  def fileColumns(spark: SparkSession, wanted: Seq[String], held: Boolean): Seq[String]
 }
 
 private[sparkbloom] object IndexedTable {
@@ -31,7 +35,7 @@ private[sparkbloom] object IndexedTable {
     def files(spark: SparkSession): IndexedSeq[FileStatus] =
       ParquetFileListing.list(spark, root.toString).toIndexedSeq
 
-    def fileColumns(spark: SparkSession, wanted: Seq[String]): Seq[String] = {
+    def fileColumns(spark: SparkSession, wanted: Seq[String], held: Boolean): Seq[String] = {
       val relation = spark.read.parquet(root.toString).queryExecution.analyzed.collectFirst {
         case l: LogicalRelation if l.relation.isInstanceOf[HadoopFsRelation] =>
           l.relation.asInstanceOf[HadoopFsRelation]
@@ -41,7 +45,7 @@ private[sparkbloom] object IndexedTable {
   }
 
   /** `wanted`'s paths among `dataSchema`'s columns, checked as a write's `bloom_filter_columns`. */
-  def resolved(spark: SparkSession, root: Path, wanted: Seq[String], dataSchema: org.apache.spark.sql.types.StructType,
+  def resolved(spark: SparkSession, root: Path, wanted: Seq[String], dataSchema: StructType,
       partitions: Seq[String]): Seq[Seq[String]] = {
     if (wanted.isEmpty || wanted.exists(_.trim.isEmpty))
       throw new SparkBloomException("name at least one column to index")

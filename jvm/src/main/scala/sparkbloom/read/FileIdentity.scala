@@ -106,12 +106,11 @@ private[sparkbloom] object FileIdentity {
    * the query that judges it (a DataFrame and a catalog table keep theirs until REFRESH), while
    * Spark reads each file's bytes by path as they are when its task runs: a verdict from a
    * cache, an index or a read bound to the listed version then describes an object that is
-   * gone. Asked of the store at once, on the probing threads, in one LIST per directory (a
-   * page per 1,000 objects on S3), or one HEAD where a directory holds a single such file; the
-   * answer is waited for when the returned function is called. A file the store does not show
-   * as listed, or that cannot be looked at, is not confirmed.
+   * gone. Asked of the store on the probing threads, in one LIST per directory (a page per
+   * 1,000 objects on S3), or one HEAD where a directory holds a single such file. A file the
+   * store does not show as listed, or that cannot be looked at, is not confirmed.
    */
-  def stillAsListed(files: IndexedSeq[FileStatus], conf: Configuration): () => IndexedSeq[Boolean] = {
+  def stillAsListed(files: IndexedSeq[FileStatus], conf: Configuration): IndexedSeq[Boolean] = {
     val byDirectory = files.indices.groupBy(i => files(i).getPath.getParent).toSeq
     val pending = byDirectory.map { case (directory, members) =>
       BloomRuntime.get.probePool.submit(new Callable[Seq[(Int, Boolean)]] {
@@ -128,17 +127,15 @@ private[sparkbloom] object FileIdentity {
         }
       })
     }
-    () => {
-      val answers = pending.flatMap(_.get()).toMap
-      files.indices.map(answers)
-    }
+    val answers = pending.flatMap(_.get()).toMap
+    files.indices.map(answers)
   }
 
-  /** An etag, where both have one, tells a version; otherwise length and modification time must agree. */
+  /** A listed etag must be the store's; without one, length and modification time must agree. */
   private def sameVersion(listed: FileStatus, now: FileStatus): Boolean = {
-    val (was, is) = (etagOf(listed), etagOf(now))
+    val was = etagOf(listed)
     listed.getLen == now.getLen &&
-    (if (was.nonEmpty && is.nonEmpty) was == is else listed.getModificationTime == now.getModificationTime)
+    (if (was.nonEmpty) was == etagOf(now) else listed.getModificationTime == now.getModificationTime)
   }
 
   private def fileSystemKeepsEtags(path: Path, conf: Configuration): Boolean =
