@@ -56,6 +56,9 @@ def lineProject(line: SparkLine): Project =
         (ThisBuild / baseDirectory).value / "jvm" / "src" / "test" / "resources"),
       Compile / unmanagedJars ++= Attributed.blankSeq(SparkLines.jars((ThisBuild / baseDirectory).value, line)),
       libraryDependencies ++= Seq(
+        // Iceberg's table API, to judge an Iceberg scan's data files (catalyst.IcebergTasks): Provided,
+        // its Spark runtime brings it; the oldest release a line is tested with (dev/spark-lines)
+        ("org.apache.iceberg" % "iceberg-api" % "1.11.0" % Provided).intransitive(),
         "org.scalatest" %% "scalatest" % "3.2.19" % Test,
         "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test
       ) ++ SparkLines.parquetVersion((ThisBuild / baseDirectory).value, line).map { parquet =>

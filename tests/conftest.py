@@ -13,9 +13,10 @@ from s3_support import start_s3_server, stop_s3_server
 import sparkbloom
 from sparkbloom import cli
 
-# The Delta Lake tests need a session of their own (Delta's jars, catalog and extension):
-# they run as their own pytest run, `pytest tests/delta` (dev/test does).
-collect_ignore = ["delta"]
+# The Delta Lake and Iceberg tests need sessions of their own (the format's jars, catalog and
+# extension): they run as their own pytest runs, `pytest tests/delta` and `pytest
+# tests/iceberg` (dev/test does).
+collect_ignore = ["delta", "iceberg"]
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomCacheInvalidation, ClearCacheStrategy, BloomWriteRule, DeltaWriteRule, JoinKeysStrategy, PruneFilesByBloomFilters, ScanPruningRule}
+import sparkbloom.catalyst.{BloomCacheInvalidation, ClearCacheStrategy, BloomWriteRule, DeltaWriteRule, IcebergWriteRule, JoinKeysStrategy, PruneFilesByBloomFilters, ScanPruningRule}
 import sparkbloom.commands.TableFunctions
 import sparkbloom.settings.SparkBloomConf
 
@@ -19,6 +19,7 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
     SparkBloomConf.register()
     extensions.injectPostHocResolutionRule(BloomWriteRule)
     extensions.injectPostHocResolutionRule(DeltaWriteRule(_))
+    extensions.injectPostHocResolutionRule(IcebergWriteRule(_))
     extensions.injectPostHocResolutionRule(BloomCacheInvalidation)
     extensions.injectPreCBORule(PruneFilesByBloomFilters.registration)
     extensions.injectPlannerStrategy(_ => ClearCacheStrategy)

@@ -11,6 +11,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, PlanExp
 import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.{FileSourceScanExec, SQLExecution, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.datasources.{BucketingUtils, FileScanRDD, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.vectorized.ColumnarBatch
@@ -19,8 +20,8 @@ import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats, ReadIfChangedR
 import sparkbloom.settings.SparkBloomConf
 
 /**
- * Sits directly on a DataSource V1 Parquet scan and passes its rows or batches through
- * untouched. It exists to be seen: EXPLAIN shows what the scan's Bloom-filter pruning
+ * Sits directly on a DataSource V1 Parquet scan (or an Iceberg batch scan sparkbloom judged)
+ * and passes its rows or batches through untouched. It exists to be seen: EXPLAIN shows what the scan's Bloom-filter pruning
  * decided (files and row groups before and after), and the Spark UI shows the same as
  * driver-side SQL metrics. `FileSourceScanExec` has a fixed set of metrics, hence a node.
  *
@@ -51,8 +52,14 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
     case index: BloomPruningFileIndex => index
   }
 
+  /** An Iceberg scan's decision, made while the plan was optimized ([[IcebergScans]]). */
+  private def icebergDecision: Option[PruningStats] = child match {
+    case b: BatchScanExec => IcebergScans.decided(b.scan)
+    case _ => None
+  }
+
   /** What the scan's last listing decided. */
-  def stats: Option[PruningStats] = index.flatMap(_.pruner.lastStats)
+  def stats: Option[PruningStats] = index.flatMap(_.pruner.lastStats).orElse(icebergDecision)
 
   protected override def doExecute(): RDD[InternalRow] =
     executed(_.execute(), sparkContext.emptyRDD[InternalRow], unsafeSchema = Some(schema))
@@ -73,6 +80,7 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   private def executed[T: ClassTag](run: SparkPlan => RDD[T], empty: => RDD[T],
       unsafeSchema: Option[StructType]): RDD[T] = {
     useJoinKeys()
+    icebergDecision.foreach(PruningStats.recordLast(session, _))
     val listing = for (s <- scan; i <- index) yield i.listFiles(staticPartitionFilters(s), s.dataFilters)
     val ruledOut = for (s <- scan.toSeq if readsIfChanged(s); i <- index.toSeq; f <- i.pruner.lastRuledOut) yield f
     val rdd =
@@ -159,9 +167,9 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
     BloomPruningExec.staticFilters(s.partitionFilters)
 
   private def pruning: String =
-    PruningMetrics.describe(for (s <- scan; index <- index;
+    PruningMetrics.describe((for (s <- scan; index <- index;
         stats <- index.pruner.decided(
-          staticPartitionFilters(s), s.dataFilters)) yield stats)
+          staticPartitionFilters(s), s.dataFilters)) yield stats).orElse(icebergDecision))
 
   /** The join keys as EXPLAIN shows them: the columns they prune and their subqueries. */
   private def joinKeysString: String =

@@ -135,6 +135,10 @@ private[sparkbloom] final class ListingPruner(
   def describe(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
       listAll: => Seq[PartitionDirectory]): PruningStats = decide(partitionFilters, dataFilters)(listAll).stats
 
+  /** The pruned listing, as [[describe]] decides it: for a scan that takes its files at planning (Iceberg's). */
+  def keptListing(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
+      listAll: => Seq[PartitionDirectory]): Seq[PartitionDirectory] = decide(partitionFilters, dataFilters)(listAll).listing
+
   private def decide(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
       listAll: => Seq[PartitionDirectory]): Listed = synchronized {
     val keys = joinKeys

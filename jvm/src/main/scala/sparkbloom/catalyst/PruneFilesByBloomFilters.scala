@@ -45,6 +45,12 @@ private[sparkbloom] final case class PruneFilesByBloomFilters(session: SparkSess
             if relation.scan.getClass == classOf[ParquetScan] &&
               PointPredicate.fromFilters(relation.scan.asInstanceOf[ParquetScan].dataFilters).isDefined =>
           replace(op, relation, judgedV2(relation, relation.scan.asInstanceOf[ParquetScan]))
+        case op @ ScanOperation(_, _, filters, relation: DataSourceV2ScanRelation)
+            if IcebergScans.plainRead(relation) && !IcebergScans.judged(relation.scan) =>
+          // the scan itself keeps the files it kept: the plan is the same plan
+          if (PointPredicate.fromFilters(filters).isDefined) IcebergScans.judge(session, relation, filters)
+          else PruningStats.recordLast(session, PruningStats.Empty)
+          op
         case op @ ScanOperation(_, _, filters, relation)
             if PlainParquet.scan(relation) && !judged(relation) &&
               PointPredicate.fromFilters(filters ++ dataFilters(relation)).isEmpty =>

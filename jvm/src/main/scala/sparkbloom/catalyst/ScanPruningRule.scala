@@ -10,6 +10,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{ColumnarRule, FileSourceScanExec, SparkPlan}
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 
 import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats}
 import sparkbloom.predicate.PointPredicate
@@ -29,11 +30,23 @@ import sparkbloom.settings.SparkBloomConf
  *    columns and filters, and each file's metadata (its deletion vector, row ids) stay as
  *    they are. It drops whole files only; tasks still read with Delta's reader, which skips
  *    row groups with parquet-java.
+ *  - **Iceberg batch scans** judged while the plan was optimized ([[IcebergScans]]): only the
+ *    node that shows the decision is added.
  */
 private[sparkbloom] final case class ScanPruningRule(session: SparkSession) extends Rule[SparkPlan] {
   import ScanPruningRule.{deltaColumns, isUnprunedDeltaScan}
 
-  override def apply(plan: SparkPlan): SparkPlan = plan.transformUp {
+  override def apply(plan: SparkPlan): SparkPlan = {
+    val shown = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[AnyRef, java.lang.Boolean]())
+    plan.foreach { case BloomPruningExec(b: BatchScanExec, _) => shown.add(b.scan); case _ => }
+    plan.transformUp {
+      case scan: BatchScanExec if !shown.contains(scan.scan) && IcebergScans.decided(scan.scan).isDefined =>
+        BloomPruningExec(scan)
+      case other => rules(other)
+    }
+  }
+
+  private def rules(plan: SparkPlan): SparkPlan = plan match {
     case scan: FileSourceScanExec if isUnprunedDeltaScan(scan.relation) =>
       val columns = deltaColumns(scan.relation)
       if (judgeable(scan, columns)) {
@@ -50,6 +63,7 @@ private[sparkbloom] final case class ScanPruningRule(session: SparkSession) exte
         judgeable(scan, FileColumns.ofParquetScan(session.sessionState.conf, scan.relation.dataSchema))) {
         ScanPruningRule.pruned(session, scan, joinKeys = Nil)
       } else scan
+    case other => other
   }
 
   /**

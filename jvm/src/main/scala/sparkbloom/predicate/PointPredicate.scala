@@ -21,7 +21,14 @@ private[sparkbloom] object PointPredicate {
    * `path` equals one of `values` (non-null Catalyst values of `dataType`). With a
    * `fieldId`, the file column at `path` answers only if it carries that Parquet field id.
    */
-  final case class ColumnIn(path: Seq[String], dataType: DataType, values: Seq[Any], fieldId: Option[Int] = None)
+  /**
+   * `path` equals one of `values`. With a `fieldId`, the file column must carry that Parquet
+   * field id too; with `locatedById`, the file column is the one that carries it, whatever
+   * its name (Iceberg: an id is unique in a table's schema, and old files keep a renamed
+   * column's old name).
+   */
+  final case class ColumnIn(path: Seq[String], dataType: DataType, values: Seq[Any], fieldId: Option[Int] = None,
+      locatedById: Boolean = false)
       extends PointPredicate {
     def columns: Set[Seq[String]] = Set(path)
   }

@@ -69,9 +69,21 @@ private[sparkbloom] final class RowGroupJudge(
   /** The file column of `in` and its candidates, when its filter can answer for it. */
   private def decidable(rowGroup: RowGroupSummary, in: ColumnIn): Option[(String, ChunkSummary, ProbeCandidates)] =
     if (legacyCalendar && RowGroupJudge.calendarType(in.dataType)) None
-    else chunkFor(rowGroup, in.path)
-      .filter { case (_, chunk) => in.fieldId.forall(id => Option(chunk.primitiveType.getId).exists(_.intValue == id)) }
-      .flatMap { case (column, chunk) => candidatesFor(in, chunk.primitiveType).map((column, chunk, _)) }
+    else {
+      val located =
+        if (in.locatedById) in.fieldId.flatMap(chunkWithId(rowGroup, _))
+        else chunkFor(rowGroup, in.path).filter { case (_, chunk) => in.fieldId.forall(carriesId(chunk, _)) }
+      located.flatMap { case (column, chunk) => candidatesFor(in, chunk.primitiveType).map((column, chunk, _)) }
+    }
+
+  private def carriesId(chunk: ChunkSummary, id: Int): Boolean = Option(chunk.primitiveType.getId).exists(_.intValue == id)
+
+  /** The one file column that carries field id `id`; none where no column, or more than one, does. */
+  private def chunkWithId(rowGroup: RowGroupSummary, id: Int): Option[(String, ChunkSummary)] =
+    rowGroup.columns.filter { case (_, chunk) => carriesId(chunk, id) }.toSeq match {
+      case Seq(one) => Some(one)
+      case _ => None
+    }
 
   // Per file, each IN list is looked up once per column type, not once per row group; keys
   // are the predicate's own nodes (identity: IN lists can be long).

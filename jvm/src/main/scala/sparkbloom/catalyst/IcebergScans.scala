@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
+package sparkbloom.catalyst
+
+import java.util.concurrent.ConcurrentMap
+
+import scala.util.control.NonFatal
+
+import com.google.common.collect.MapMaker
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.connector.read.Scan
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
+
+import sparkbloom.read.PruningStats
+
+/**
+ * Plain reads of Apache Iceberg tables, judged while the plan is optimized: the data files
+ * whose own Bloom filters (and min/max statistics) rule out every literal of the scan's `=`,
+ * `IN` and `<=>` filters are dropped from the scan's task list before Spark asks it for
+ * tasks, as Iceberg's own runtime filtering drops them ([[IcebergTasks]]). Iceberg keeps every
+ * data filter above its scan, so a dropped file never changes an answer, and each kept task
+ * keeps its delete files as they are.
+ *
+ * Only Iceberg's batch query scan of Iceberg's own table class is judged: a row-level
+ * operation (DELETE, UPDATE, MERGE) reads through another table class or scan class, and
+ * changelog scans and a storage-partitioned scan (grouped by partition values Spark has
+ * already read) are left as Iceberg plans them. This object names Iceberg's classes without
+ * loading them: sessions without Iceberg never touch [[IcebergTasks]].
+ */
+private[sparkbloom] object IcebergScans extends Logging {
+  private val BatchQueryScan = "org.apache.iceberg.spark.source.SparkBatchQueryScan"
+  private val IcebergTable = "org.apache.iceberg.spark.source.SparkTable"
+
+  /**
+   * What was decided for each judged scan, by the scan object itself: Iceberg's scans compare
+   * equal when their table, snapshot and filters are, and each must be judged on its own.
+   */
+  private val decisions: ConcurrentMap[Scan, Option[PruningStats]] =
+    new MapMaker().weakKeys().makeMap[Scan, Option[PruningStats]]()
+
+  def plainRead(relation: DataSourceV2ScanRelation): Boolean =
+    relation.scan.getClass.getName == BatchQueryScan && relation.relation.table.getClass.getName == IcebergTable &&
+      relation.keyGroupedPartitioning.isEmpty
+
+  def judged(scan: Scan): Boolean = decisions.containsKey(scan)
+
+  /** What was decided for `scan`, if it was judged: not for a scan of anything but Parquet data files. */
+  def decided(scan: Scan): Option[PruningStats] = Option(decisions.get(scan)).flatten
+
+  /**
+   * Judges the data files of `relation` by `filters` (the conjuncts above it) and drops those
+   * that cannot match from its scan. A scan whose tasks sparkbloom cannot read or reset
+   * exactly as expected (another Iceberg release) is left as it is, and said so once.
+   */
+  def judge(session: SparkSession, relation: DataSourceV2ScanRelation, filters: Seq[Expression]): Unit = {
+    val scan = relation.scan
+    val stats =
+      try IcebergTasks.prune(session, scan, filters)
+      catch {
+        case NonFatal(e) =>
+          sparkbloom.warnings.WarnOnce(log, s"iceberg|${scan.getClass.getName}",
+            s"sparkbloom does not prune Iceberg scans: this Iceberg release's scan is not the one it supports ($e)")
+          None
+        case e: LinkageError =>
+          sparkbloom.warnings.WarnOnce(log, s"iceberg|${scan.getClass.getName}",
+            s"sparkbloom does not prune Iceberg scans: this Iceberg release's API is not the one it supports ($e)")
+          None
+      }
+    decisions.put(scan, stats)
+    if (stats.isEmpty) PruningStats.recordLast(session, PruningStats.Empty)
+  }
+}
