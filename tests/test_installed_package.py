@@ -32,8 +32,9 @@ def test_the_package_has_a_jar_for_every_supported_line() -> None:
 
 def test_supported_lines_are_the_built_lines() -> None:
     table = (ROOT / "dev" / "spark-lines").read_text().splitlines()
-    built = tuple(row.split()[0] for row in table if row.strip() and not row.startswith("#"))
-    assert sparkbloom.SPARK_LINES == built
+    rows = [row.split() for row in table if row.strip() and not row.startswith("#")]
+    assert sparkbloom.SPARK_LINES == tuple(row[0] for row in rows)
+    assert sparkbloom.ICEBERG_LINES == tuple(row[0] for row in rows if row[5] != "-")
 
 
 @pytest.mark.parametrize("version", ["3.4.4", "4.4.0", "2.4.8", "5.0.0", "four"])

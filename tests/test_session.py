@@ -7,6 +7,8 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+import pyspark
+import pytest
 from pyspark.sql import SparkSession
 
 import sparkbloom
@@ -38,3 +40,15 @@ def test_configure_keeps_what_the_user_set() -> None:
     assert options["spark.jars"] == f"/x.jar,{sparkbloom.jar_path()}"
     again = sparkbloom.configure(configured)._options  # type: ignore[attr-defined]
     assert again["spark.sql.extensions"] == f"a.B,{sparkbloom.EXTENSION_CLASS}"
+
+
+def test_iceberg_on_a_spark_line_without_an_iceberg_release_fails_plainly() -> None:
+    builder = SparkSession.builder.config("spark.sql.catalog.ice", "org.apache.iceberg.spark.SparkCatalog")
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    if line in sparkbloom.ICEBERG_LINES:
+        assert sparkbloom.EXTENSION_CLASS in sparkbloom.configure(builder)._options["spark.sql.extensions"]  # type: ignore[attr-defined]
+    else:
+        with pytest.raises(
+            sparkbloom.UnsupportedSparkVersion, match=f"no Apache Iceberg release supports Spark {line}"
+        ):
+            sparkbloom.configure(builder)

@@ -9,13 +9,14 @@ exposes the extension's configuration and helpers.
 from sparkbloom.errors import SparkBloomError, install_translation
 from sparkbloom.index import build_index, describe_index, drop_index
 from sparkbloom.inspect import INSPECT_COLUMNS, inspect, might_contain
-from sparkbloom.jar import SPARK_LINES, UnsupportedSparkVersion, jar_path
+from sparkbloom.jar import ICEBERG_LINES, SPARK_LINES, UnsupportedSparkVersion, jar_path
 from sparkbloom.options import write_options
 from sparkbloom.pruning import PRUNING_KEYS, last_pruning
 from sparkbloom.session import EXTENSION_CLASS, configure, session, version
 
 __all__ = [
     "EXTENSION_CLASS",
+    "ICEBERG_LINES",
     "INSPECT_COLUMNS",
     "PRUNING_KEYS",
     "SPARK_LINES",

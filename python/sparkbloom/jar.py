@@ -15,6 +15,10 @@ _JARS_DIR = Path(__file__).resolve().parent / "jars"
 #: The Spark lines this package has a jar for (the repository's dev/spark-lines).
 SPARK_LINES: tuple[str, ...] = ("3.5", "4.0", "4.1", "4.2", "4.3")
 
+#: The Spark lines an Apache Iceberg release supports, on which sparkbloom prunes Iceberg
+#: tables (the iceberg column of dev/spark-lines).
+ICEBERG_LINES: tuple[str, ...] = ("3.5", "4.0", "4.1")
+
 
 class UnsupportedSparkVersion(RuntimeError):
     """The running Spark is not one of :data:`SPARK_LINES`."""

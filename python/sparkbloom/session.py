@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from pyspark.sql import SparkSession
 
-from sparkbloom.jar import jar_path
+from sparkbloom.jar import ICEBERG_LINES, UnsupportedSparkVersion, _running_spark_version, jar_path, spark_line
 
 EXTENSION_CLASS = "sparkbloom.SparkBloomExtensions"
 
@@ -33,9 +33,24 @@ def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
     Call it before ``getOrCreate()``, as with delta-spark's
     ``configure_spark_with_delta_pip``.
     """
-    jars = _append_unique(_builder_option(builder, "spark.jars"), jar_path())
+    jar = jar_path()
+    _require_iceberg_release(builder)
+    jars = _append_unique(_builder_option(builder, "spark.jars"), jar)
     extensions = _append_unique(_builder_option(builder, "spark.sql.extensions"), EXTENSION_CLASS)
     return builder.config("spark.jars", jars).config("spark.sql.extensions", extensions)
+
+
+def _require_iceberg_release(builder: SparkSession.Builder) -> None:
+    """A session set up for Apache Iceberg on a Spark line no Iceberg release supports fails
+    here, saying so, rather than when Iceberg's classes fail to load in the first query."""
+    options: Mapping[str, str] = getattr(builder, "_options", {})
+    line = spark_line(_running_spark_version())
+    if line not in ICEBERG_LINES and any("org.apache.iceberg" in str(v) for v in options.values()):
+        raise UnsupportedSparkVersion(
+            f"no Apache Iceberg release supports Spark {line}: Iceberg's Spark runtimes stop at Spark "
+            f"{ICEBERG_LINES[-1]} (its {ICEBERG_LINES[-1]} runtime cannot load on Spark 4.2, where Spark's "
+            f"View became a class). sparkbloom prunes Iceberg tables on Spark {', '.join(ICEBERG_LINES)}"
+        )
 
 
 def session(

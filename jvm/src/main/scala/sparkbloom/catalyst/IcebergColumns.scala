@@ -17,5 +17,6 @@ import sparkbloom.predicate.PointPredicate
  */
 private[sparkbloom] final case class IcebergColumns(fieldIds: Map[Seq[String], Int]) extends FileColumns {
   def resolve(predicate: PointPredicate): Option[PointPredicate] =
-    PointPredicate.resolved(predicate)(in => fieldIds.get(in.path).map(id => in.copy(fieldId = Some(id), locatedById = true)))
+    PointPredicate.resolved(predicate)(in =>
+      fieldIds.get(in.path).map(id => in.copy(fieldId = Some(id), locatedById = true)))
 }

@@ -35,7 +35,8 @@ private[catalyst] object IcebergTasks {
   def prune(session: SparkSession, scan: Scan, filters: Seq[Expression]): Option[PruningStats] = {
     val tasks = call(scan, "tasks").asInstanceOf[java.util.List[AnyRef]].asScala.toIndexedSeq
     val files = tasks.collect {
-      case t: FileScanTask if !t.isDataTask && t.file.content == FileContent.DATA && t.file.format == FileFormat.PARQUET =>
+      case t: FileScanTask
+          if !t.isDataTask && t.file.content == FileContent.DATA && t.file.format == FileFormat.PARQUET =>
         t
     }
     if (files.size != tasks.size) return None

@@ -36,16 +36,19 @@ private[sparkbloom] final case class IcebergWriteRule(session: SparkSession) ext
   import IcebergWriteRule._
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan match {
-    case step @ (_: SetTableProperties | _: UnsetTableProperties | _: RenameColumn) if CommandsInSequence.running => step
+    case step @ (_: SetTableProperties | _: UnsetTableProperties | _: RenameColumn) if CommandsInSequence.running =>
+      step
     case c: CreateTable if creates(c.tableSpec, c.name) =>
       withKeys(c.tableSpec, Map.empty, c.tableSchema)(s => c.copy(tableSpec = s)).getOrElse(c)
     case c: CreateTableAsSelect if creates(c.tableSpec, c.name) =>
-      withKeys(c.tableSpec, c.writeOptions, c.query.schema)(s => c.copy(tableSpec = s, writeOptions = plain(c.writeOptions)))
+      withKeys(c.tableSpec, c.writeOptions, c.query.schema)(s =>
+        c.copy(tableSpec = s, writeOptions = plain(c.writeOptions)))
         .getOrElse(c)
     case r: ReplaceTable if creates(r.tableSpec, r.name) =>
       withKeys(r.tableSpec, Map.empty, r.tableSchema)(s => r.copy(tableSpec = s)).getOrElse(r)
     case r: ReplaceTableAsSelect if creates(r.tableSpec, r.name) =>
-      withKeys(r.tableSpec, r.writeOptions, r.query.schema)(s => r.copy(tableSpec = s, writeOptions = plain(r.writeOptions)))
+      withKeys(r.tableSpec, r.writeOptions, r.query.schema)(s =>
+        r.copy(tableSpec = s, writeOptions = plain(r.writeOptions)))
         .getOrElse(r)
 
     case s @ SetTableProperties(table: ResolvedTable, properties)
@@ -58,7 +61,8 @@ private[sparkbloom] final case class IcebergWriteRule(session: SparkSession) ext
         else {
           val now = IcebergFilterKeys.settingsOf(current, table.table.schema)
           // an fpp for the whole table replaces each column's
-          val kept = if (asks(BloomWriteOptions.Fpp)) now.filterNot(_._1.startsWith(BloomWriteOptions.Fpp + ".")) else now
+          val kept = if (asks(BloomWriteOptions.Fpp)) now.filterNot(_._1.startsWith(BloomWriteOptions.Fpp + "."))
+          else now
           kept ++ asked
         }
       changed(s.copy(properties = plain(properties)), table, current, keysFor(settings, table.table.schema))
@@ -104,7 +108,8 @@ private[sparkbloom] final case class IcebergWriteRule(session: SparkSession) ext
       keys: Map[String, String]): LogicalPlan = {
     val stale = current.keys.filter(IcebergFilterKeys.isFilterKey).filterNot(keys.contains).toSeq.sorted
     val withKeys = set.copy(properties = set.properties ++ keys)
-    if (stale.isEmpty) withKeys else CommandsInSequence(Seq(withKeys, UnsetTableProperties(table, stale, ifExists = true)))
+    if (stale.isEmpty) withKeys
+    else CommandsInSequence(Seq(withKeys, UnsetTableProperties(table, stale, ifExists = true)))
   }
 
   /** Checks `settings` against the table's columns, as any write's options, and derives Iceberg's keys. */

@@ -137,7 +137,8 @@ private[sparkbloom] final class ListingPruner(
 
   /** The pruned listing, as [[describe]] decides it: for a scan that takes its files at planning (Iceberg's). */
   def keptListing(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
-      listAll: => Seq[PartitionDirectory]): Seq[PartitionDirectory] = decide(partitionFilters, dataFilters)(listAll).listing
+      listAll: => Seq[PartitionDirectory]): Seq[PartitionDirectory] =
+    decide(partitionFilters, dataFilters)(listAll).listing
 
   private def decide(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
       listAll: => Seq[PartitionDirectory]): Listed = synchronized {

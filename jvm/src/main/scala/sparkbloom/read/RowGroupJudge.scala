@@ -76,7 +76,8 @@ private[sparkbloom] final class RowGroupJudge(
       located.flatMap { case (column, chunk) => candidatesFor(in, chunk.primitiveType).map((column, chunk, _)) }
     }
 
-  private def carriesId(chunk: ChunkSummary, id: Int): Boolean = Option(chunk.primitiveType.getId).exists(_.intValue == id)
+  private def carriesId(chunk: ChunkSummary, id: Int): Boolean =
+    Option(chunk.primitiveType.getId).exists(_.intValue == id)
 
   /** The one file column that carries field id `id`; none where no column, or more than one, does. */
   private def chunkWithId(rowGroup: RowGroupSummary, id: Int): Option[(String, ChunkSummary)] =

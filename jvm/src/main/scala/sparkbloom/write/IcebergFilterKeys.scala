@@ -64,15 +64,20 @@ private[sparkbloom] object IcebergFilterKeys {
     val byName = leafPaths(schema).map(p => p.mkString(".") -> p.map(n => s"`${n.replace("`", "``")}`").mkString("."))
       .toMap
     def columns(prefix: String): Seq[(String, String)] =
-      properties.toSeq.collect { case (k, v) if k.startsWith(prefix) && byName.contains(k.stripPrefix(prefix)) =>
-        byName(k.stripPrefix(prefix)) -> v.trim
+      properties.toSeq.collect {
+        case (k, v) if k.startsWith(prefix) && byName.contains(k.stripPrefix(prefix)) =>
+          byName(k.stripPrefix(prefix)) -> v.trim
       }
     val enabled = columns(EnabledPrefix).collect { case (name, v) if v.equalsIgnoreCase("true") => name }.sorted
     if (enabled.isEmpty) Map.empty
     else {
       Map(BloomWriteOptions.Columns -> enabled.mkString(",")) ++
-        columns(FppPrefix).filter(c => enabled.contains(c._1)).map { case (n, v) => s"${BloomWriteOptions.Fpp}.$n" -> v } ++
-        columns(NdvPrefix).filter(c => enabled.contains(c._1)).map { case (n, v) => s"${BloomWriteOptions.Ndv}.$n" -> v } ++
+        columns(FppPrefix).filter(c => enabled.contains(c._1)).map { case (n, v) =>
+          s"${BloomWriteOptions.Fpp}.$n" -> v
+        } ++
+        columns(NdvPrefix).filter(c => enabled.contains(c._1)).map { case (n, v) =>
+          s"${BloomWriteOptions.Ndv}.$n" -> v
+        } ++
         properties.get(MaxBytes).map(BloomWriteOptions.MaxBytes -> _)
     }
   }
@@ -92,10 +97,11 @@ private[sparkbloom] object IcebergFilterKeys {
   private def under(name: String, column: String): Boolean = name == column || name.startsWith(column + ".")
 
   private def leafPaths(t: DataType): Seq[Seq[String]] = t match {
-    case s: StructType => s.fields.toSeq.flatMap(f => leafPaths(f.dataType) match {
-        case Seq() => Seq(Seq(f.name))
-        case nested => nested.map(f.name +: _)
-      })
+    case s: StructType => s.fields.toSeq.flatMap(f =>
+        leafPaths(f.dataType) match {
+          case Seq() => Seq(Seq(f.name))
+          case nested => nested.map(f.name +: _)
+        })
     case _ => Nil
   }
 }
