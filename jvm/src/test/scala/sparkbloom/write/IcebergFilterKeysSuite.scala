@@ -10,7 +10,7 @@ class IcebergFilterKeysSuite extends AnyFunSuite {
   import IcebergFilterKeys._
 
   private val schema = StructType(Seq(StructField("id", LongType), StructField("k", StringType),
-    StructField("s", StructType(Seq(StructField("u", StringType), StructField("a.b", StringType))))))
+      StructField("s", StructType(Seq(StructField("u", StringType), StructField("a.b", StringType))))))
 
   private val spec = BloomWriteSpec(
     Seq(BloomColumn(Seq("k"), 0.001, None), BloomColumn(Seq("s", "u"), 0.01, None),
