@@ -11,6 +11,7 @@ take part (``expected``). Pruning counts come from ``sparkbloom.last_pruning``.
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -250,14 +251,17 @@ def test_row_level_operations_and_metadata_tables_are_planned_as_iceberg_plans_t
 
 def test_columns_are_found_by_field_id_through_schema_evolution(spark: SparkSession, table: str) -> None:
     spark.sql(
-        f"CREATE TABLE {table} (id INT, k STRING, f FLOAT, d DECIMAL(9, 2)) USING iceberg "
-        "TBLPROPERTIES ('bloom_filter_columns' = 'id,k,f,d')"
+        f"CREATE TABLE {table} (id INT, k STRING, f FLOAT, d DECIMAL(9, 2), t TIMESTAMP, day DATE) USING iceberg "
+        "TBLPROPERTIES ('bloom_filter_columns' = 'id,k,f,d,t,day')"
     )
+    # timestamps and days in a shuffled order, so that min/max statistics cannot prune them
     spark.range(0, 400, 1, 4).selectExpr(
         "cast(id AS int) AS id",
         "sha2(cast(id AS string), 256) AS k",
         "cast(id AS float) AS f",
         "cast(id / 4 AS decimal(9, 2)) AS d",
+        "timestamp_seconds(1700000000 + (id * 7919) % 400 * 3600) AS t",
+        "date_add(DATE '1500-01-01', cast((id * 7919) % 400 AS int) * 1000) AS day",
     ).writeTo(table).append()
     # rename k, then add a new k: old files hold the new k's name for the old column
     spark.sql(f"ALTER TABLE {table} RENAME COLUMN k TO old_k")
@@ -271,6 +275,8 @@ def test_columns_are_found_by_field_id_through_schema_evolution(spark: SparkSess
         "sha2(cast(id AS string), 256) AS old_k",
         "cast(id AS double) AS f",
         "cast(id / 4 AS decimal(18, 2)) AS d",
+        "timestamp_seconds(1700000000 + id * 3600) AS t",
+        "date_add(DATE '1500-01-01', cast(id AS int) * 1000) AS day",
         "sha2(cast(id - 400 AS string), 256) AS k",
     ).writeTo(table).append()
     cases: list[tuple[str, Callable[[Row], bool]]] = [
@@ -283,11 +289,17 @@ def test_columns_are_found_by_field_id_through_schema_evolution(spark: SparkSess
         ("f = -0.0 OR f = 0.0", lambda r: r["f"] == 0.0),
         ("d = 3.25", lambda r: r["d"] is not None and float(r["d"]) == 3.25),
         ("d = 120.50", lambda r: r["d"] is not None and float(r["d"]) == 120.5),
+        # (12 * 7919) % 400 = 228: only row 12 holds this time
+        ("t = timestamp_seconds(1700820800)", lambda r: r["id"] == 12),
+        # a day before 1582, which Iceberg stores and reads proleptic, never rebased
+        ("day = date_add(DATE '1500-01-01', 5000)", lambda r: r["day"] == dt.date(1500, 1, 1) + dt.timedelta(5000)),
     ]
     for where, keep in cases:
         got, pruning = lookup(spark, f"SELECT * FROM {table} WHERE {where}")
         assert got == expected(spark, table, keep), where
         assert got, where
+        if where.startswith(("t =", "day =")):
+            assert pruning["files_skipped"] >= 3, (where, pruning)  # in one of the four files min/max keep
     _, pruning = lookup(spark, f"SELECT * FROM {table} WHERE old_k = '{key_of(7)}'")
     assert pruning["files_skipped"] >= 4, pruning  # judged by id, though renamed
 

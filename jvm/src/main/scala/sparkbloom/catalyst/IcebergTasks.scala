@@ -43,7 +43,9 @@ private[catalyst] object IcebergTasks {
     // the columns as this scan reads them: the schema of the snapshot it reads, projected
     val schema = call(scan, "projection", "expectedSchema").asInstanceOf[Schema]
     val statuses = files.map(t => new FileStatus(t.file.fileSizeInBytes, false, 1, 0, 0, new Path(t.file.location)))
-    val pruner = new ListingPruner(session, Map.empty, selectRowGroups = false, IcebergColumns(fieldIds(schema)),
+    // Iceberg reads dates and timestamps as stored, never rebased from the hybrid calendar
+    val options = Map(ListingPruner.RebaseModeOption -> "CORRECTED")
+    val pruner = new ListingPruner(session, options, selectRowGroups = false, IcebergColumns(fieldIds(schema)),
       indexRoots = () => Nil, partitionColumns = () => Nil, immutableFiles = true)
     val kept = pruner.keptListing(Nil, filters)(Seq(PartitionDirectory(InternalRow.empty, statuses.toArray)))
       .flatMap(_.files.map(_.fileStatus.getPath.toString)).toSet
