@@ -240,3 +240,34 @@ def plan_metric(df: DataFrame, metric: str) -> int:
         elif name.endswith("QueryStageExec"):
             nodes.append(node.plan())
     return total
+
+
+def print_format_table(
+    title: str,
+    results: Results,
+    sizes: dict[str, int],
+    sparkbloom_layout: str,
+    baselines: tuple[str, str],
+    counted: tuple[str, str],
+) -> None:
+    """A table-format benchmark's Markdown table: per query and layout the seconds and two
+    counts, and how many times faster sparkbloom's layout ran than each baseline ((a), (b)),
+    then each layout's bytes on disk."""
+    names = sorted(results)
+    print(f"\n{title}")
+    print("| query | " + " | ".join(names) + " | (a)/(c) | (b)/(c) |")
+    print("|---" * (len(names) + 3) + "|")
+    for q in results[names[0]]:
+        cells = [
+            " / ".join([f"{results[n][q]['seconds']:.3f}"] + [f"{int(results[n][q][k])}" for k in counted])
+            for n in names
+        ]
+        c = results[sparkbloom_layout][q]["seconds"]
+        ratios = [f"{results[b][q]['seconds'] / c:.1f}x" for b in baselines]
+        print(f"| {q} | " + " | ".join(cells + ratios) + " |")
+    print(
+        "\ntable bytes: "
+        + ", ".join(f"{n} {sizes[n]:,}" for n in names)
+        + f"; (c)/(a) {sizes[sparkbloom_layout] / sizes[baselines[0]]:.3f}"
+        + f", (b)/(a) {sizes[baselines[1]] / sizes[baselines[0]]:.3f}"
+    )

@@ -32,6 +32,7 @@ from common import (
     lookup_table,
     lookup_table_arguments,
     planning_tasks,
+    print_format_table,
     repeats_and_output,
 )
 from lookup import ABSENT_UUID, lookup_keys
@@ -117,7 +118,14 @@ def main() -> None:
         "results": results,
     }
     out.write_text(json.dumps(output, indent=2))
-    print_table(results, sizes)
+    print_format_table(
+        "seconds / data files read / tasks after planning (Delta's data skipping job excluded)",
+        results,
+        sizes,
+        SPARKBLOOM,
+        ("a_delta", "b_delta_pj_ndv"),
+        ("files_read", "scan_tasks"),
+    )
 
 
 def run_interleaved(spark: SparkSession, tables: dict[str, str], keys: dict[str, object], repeats: int) -> Results:
@@ -139,28 +147,6 @@ def run_interleaved(spark: SparkSession, tables: dict[str, str], keys: dict[str,
         SPARKBLOOM,
         lambda name, query: spark.sql(per_table[name][query]),
         counts,
-    )
-
-
-def print_table(results: dict[str, dict[str, dict[str, float]]], sizes: dict[str, int]) -> None:
-    names = sorted(results)
-    print("\nseconds / data files read / tasks after planning (Delta's data skipping job excluded)")
-    print("| query | " + " | ".join(names) + " | (a)/(c) | (b)/(c) |")
-    print("|---" * (len(names) + 3) + "|")
-    for q in results[names[0]]:
-        cells = [
-            f"{results[n][q]['seconds']:.3f} / {int(results[n][q]['files_read'])} / {int(results[n][q]['scan_tasks'])}"
-            for n in names
-        ]
-        c = results[SPARKBLOOM][q]["seconds"]
-        print(
-            f"| {q} | " + " | ".join(cells) + f" | {results['a_delta'][q]['seconds'] / c:.1f}x "
-            f"| {results['b_delta_pj_ndv'][q]['seconds'] / c:.1f}x |"
-        )
-    print(
-        "\ntable bytes: "
-        + ", ".join(f"{n} {sizes[n]:,}" for n in names)
-        + f"; (c)/(a) {sizes[SPARKBLOOM] / sizes['a_delta']:.3f}"
     )
 
 

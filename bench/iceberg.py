@@ -30,6 +30,7 @@ from common import (
     lookup_table,
     lookup_table_arguments,
     plan_metric,
+    print_format_table,
     repeats_and_output,
 )
 from lookup import ABSENT_UUID, lookup_keys
@@ -117,7 +118,14 @@ def main() -> None:
         "results": results,
     }
     out.write_text(json.dumps(output, indent=2))
-    print_table(results, sizes)
+    print_format_table(
+        "seconds / data files scanned / tasks",
+        results,
+        sizes,
+        SPARKBLOOM,
+        ("a_iceberg", "b_iceberg_own"),
+        ("data_files_scanned", "tasks"),
+    )
 
 
 def run_interleaved(spark: SparkSession, tables: dict[str, str], keys: dict[str, object], repeats: int) -> Results:
@@ -137,28 +145,6 @@ def run_interleaved(spark: SparkSession, tables: dict[str, str], keys: dict[str,
         SPARKBLOOM,
         lambda name, query: spark.sql(per_table[name][query]),
         counts,
-    )
-
-
-def print_table(results: dict[str, dict[str, dict[str, float]]], sizes: dict[str, int]) -> None:
-    names = sorted(results)
-    print("\nseconds / data files scanned / tasks")
-    print("| query | " + " | ".join(names) + " | (a)/(c) | (b)/(c) |")
-    print("|---" * (len(names) + 3) + "|")
-    for q in results[names[0]]:
-        cells = [
-            f"{results[n][q]['seconds']:.3f} / {int(results[n][q]['data_files_scanned'])} / {int(results[n][q]['tasks'])}"
-            for n in names
-        ]
-        c = results[SPARKBLOOM][q]["seconds"]
-        print(
-            f"| {q} | " + " | ".join(cells) + f" | {results['a_iceberg'][q]['seconds'] / c:.1f}x "
-            f"| {results['b_iceberg_own'][q]['seconds'] / c:.1f}x |"
-        )
-    print(
-        "\ntable bytes: "
-        + ", ".join(f"{n} {sizes[n]:,}" for n in names)
-        + f"; (c)/(a) {sizes[SPARKBLOOM] / sizes['a_iceberg']:.3f}, (b)/(a) {sizes['b_iceberg_own'] / sizes['a_iceberg']:.3f}"
     )
 
 

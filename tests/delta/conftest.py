@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from delta_session import DELTA_EXTENSION, LINE, delta_release, session_conf
+from delta_session import DELTA_EXTENSION, delta_release, session_conf
 from pyspark.sql import SparkSession
+from table_formats import LINE
 
 import sparkbloom
 

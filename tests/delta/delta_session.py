@@ -13,28 +13,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pyspark
-import pytest
+from table_formats import jars, release
 
-ROOT = Path(__file__).resolve().parents[2]
-LINE = ".".join(pyspark.__version__.split(".")[:2])
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 
 
 def delta_release() -> str | None:
     """The Delta Lake release dev/spark-lines names for this Spark line, if any."""
-    for row in (ROOT / "dev" / "spark-lines").read_text().splitlines():
-        fields = row.split()
-        if fields and not row.startswith("#") and fields[0] == LINE:
-            return None if len(fields) < 5 or fields[4] == "-" else fields[4]
-    return None
+    return release("delta")
 
 
 def delta_jars() -> list[str]:
-    jars = sorted(str(p) for p in (ROOT / ".cache" / "delta" / LINE / "jars").glob("*.jar"))
-    if len(jars) != 2:
-        pytest.fail(f"Delta's jars for Spark {LINE} are missing from .cache/delta: run dev/setup")
-    return jars
+    return jars("delta", 2)
 
 
 def session_conf(warehouse: Path) -> dict[str, str]:

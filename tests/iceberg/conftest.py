@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from iceberg_session import LINE, iceberg_release, session_conf
+from iceberg_session import iceberg_release, session_conf
 from pyspark.sql import SparkSession
+from table_formats import LINE
 
 import sparkbloom
 

@@ -11,28 +11,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyspark
-import pytest
+from table_formats import jars, release
 
-ROOT = Path(__file__).resolve().parents[2]
-LINE = ".".join(pyspark.__version__.split(".")[:2])
 ICEBERG_EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
 
 
 def iceberg_release() -> str | None:
     """The Iceberg release dev/spark-lines names for this Spark line, if any."""
-    for row in (ROOT / "dev" / "spark-lines").read_text().splitlines():
-        fields = row.split()
-        if fields and not row.startswith("#") and fields[0] == LINE:
-            return None if len(fields) < 6 or fields[5] == "-" else fields[5]
-    return None
+    return release("iceberg")
 
 
 def iceberg_jars() -> list[str]:
-    jars = sorted(str(p) for p in (ROOT / ".cache" / "iceberg" / LINE / "jars").glob("*.jar"))
-    if len(jars) != 1:
-        pytest.fail(f"Iceberg's runtime jar for Spark {LINE} is missing from .cache/iceberg: run dev/setup")
-    return jars
+    return jars("iceberg", 1)
 
 
 def session_conf(warehouse: Path) -> dict[str, str]:
