@@ -31,3 +31,14 @@ def jars(table_format: str, count: int) -> list[str]:
     if len(found) != count:
         pytest.fail(f"{table_format}'s jars for Spark {LINE} are missing from .cache/{table_format}: run dev/setup")
     return found
+
+
+def local_session_conf(table_format: str, jar_count: int) -> dict[str, str]:
+    """A small local test session's settings with `table_format`'s jars."""
+    return {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "4",
+        "spark.driver.memory": "2g",
+        "spark.jars": ",".join(jars(table_format, jar_count)),
+    }

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from table_formats import jars, release
+from table_formats import jars, local_session_conf, release
 
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 
@@ -29,11 +29,7 @@ def delta_jars() -> list[str]:
 
 def session_conf(warehouse: Path) -> dict[str, str]:
     return {
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-        "spark.sql.shuffle.partitions": "4",
-        "spark.driver.memory": "2g",
-        "spark.jars": ",".join(delta_jars()),
+        **local_session_conf("delta", 2),
         "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
         "spark.sql.warehouse.dir": str(warehouse),
         # Delta replays its log in this many tasks (50 by default): small tables, few cores

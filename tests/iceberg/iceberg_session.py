@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from table_formats import jars, release
+from table_formats import local_session_conf, release
 
 ICEBERG_EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
 
@@ -21,17 +21,9 @@ def iceberg_release() -> str | None:
     return release("iceberg")
 
 
-def iceberg_jars() -> list[str]:
-    return jars("iceberg", 1)
-
-
 def session_conf(warehouse: Path) -> dict[str, str]:
     return {
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-        "spark.sql.shuffle.partitions": "4",
-        "spark.driver.memory": "2g",
-        "spark.jars": ",".join(iceberg_jars()),
+        **local_session_conf("iceberg", 1),
         "spark.sql.extensions": ICEBERG_EXTENSION,
         "spark.sql.catalog.ice": "org.apache.iceberg.spark.SparkCatalog",
         "spark.sql.catalog.ice.type": "hadoop",
