@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -360,3 +361,28 @@ def test_randomized_lookups_match_a_whole_read(spark: SparkSession, table: str) 
         where = f"key IN ({listed})" if len(ids) > 1 else f"key = '{wanted[0]}'"
         got, _ = lookup(spark, f"SELECT * FROM {table} WHERE {where}")
         assert got == expected(spark, table, lambda r, wanted=wanted: r["key"] in wanted), where
+
+
+def test_filters_iceberg_writes_are_read_by_other_engines(spark: SparkSession, table: str) -> None:
+    """Iceberg's writer, given sparkbloom's settings, writes filters DuckDB and DataFusion
+    read: an absent key is ruled out in every row group, a present one nowhere it is."""
+    import datafusion
+    import duckdb
+
+    spark.sql(f"CREATE TABLE {table} (id BIGINT, k STRING) USING iceberg TBLPROPERTIES ('bloom_filter_columns' = 'k')")
+    keys(spark, 0, 3000, 3).select("id", "k").writeTo(table).append()
+    files = data_files(spark, table)
+    assert len(files) == 3
+    for file in files:
+        present = spark.read.parquet(file).first()["k"]
+        for value, excluded in ((present, False), ("absent", True)):
+            rows = duckdb.execute(
+                "SELECT bloom_filter_excludes FROM parquet_bloom_probe(?, 'k', ?)", [file, value]
+            ).fetchall()
+            assert rows and all(bool(r[0]) == excluded for r in rows), (file, value, rows)
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("t", files[0])
+    plan = ctx.sql("EXPLAIN ANALYZE SELECT count(*) FROM t WHERE k = 'absent'").collect()
+    text = "\n".join(str(v) for batch in plan for v in batch.column(1).to_pylist())
+    bloom = re.findall(r"row_groups_pruned_bloom_filter=(\d+) total \u2192 (\d+) matched", text)
+    assert bloom and sum(int(t) for t, _ in bloom) > 0 and sum(int(m) for _, m in bloom) == 0, text
