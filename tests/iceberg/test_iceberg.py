@@ -386,3 +386,32 @@ def test_filters_iceberg_writes_are_read_by_other_engines(spark: SparkSession, t
     text = "\n".join(str(v) for batch in plan for v in batch.column(1).to_pylist())
     bloom = re.findall(r"row_groups_pruned_bloom_filter=(\d+) total \u2192 (\d+) matched", text)
     assert bloom and sum(int(t) for t, _ in bloom) > 0 and sum(int(m) for _, m in bloom) == 0, text
+
+
+def test_join_keys_prune_iceberg_files_and_each_scan_keeps_its_own_keys(spark: SparkSession, table: str) -> None:
+    lookup_table(spark, table, files=8, rows=8000)
+    # one file per task, so that a task of files without a key can be left out
+    spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('read.split.open-file-cost' = '1073741824')")
+    first, second = [key_of(5), key_of(7100)], [key_of(3000)]
+    for name, values in (("dim_first", first), ("dim_second", second)):
+        rows = ", ".join(f"('{k}')" for k in values)
+        spark.sql(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM VALUES {rows} AS v(k)")
+    for query in (
+        f"SELECT t.* FROM {table} t JOIN dim_first d ON t.k = d.k",
+        f"SELECT * FROM {table} WHERE k IN (SELECT k FROM dim_first)",
+    ):
+        got, pruning = lookup(spark, query)
+        assert got == expected(spark, table, lambda r: r["k"] in first) and len(got) == 2, query
+        assert pruning["join_keys"] == 2 and pruning["files_skipped"] >= 6, (query, pruning)
+        plan = spark.sql(f"EXPLAIN {query}").first()[0]
+        assert "join keys" in plan, plan
+    # the same table scanned twice in one plan for different keys: each scan keeps its own
+    union = (
+        f"SELECT t.id FROM {table} t JOIN dim_first d ON t.k = d.k "
+        f"UNION ALL SELECT t.id FROM {table} t JOIN dim_second d ON t.k = d.k"
+    )
+    got = sorted(tuple(r) for r in spark.sql(union).collect())
+    assert got == [(5,), (3000,), (7100,)]
+    # switched off: the keys are not probed, the answer is the same
+    got = with_conf(spark, {"spark.sparkbloom.join.enabled": "false"}, lambda: spark.sql(union).collect())
+    assert sorted(tuple(r) for r in got) == [(5,), (3000,), (7100,)]

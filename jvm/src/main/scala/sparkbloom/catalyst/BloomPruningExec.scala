@@ -11,13 +11,14 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, PlanExp
 import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.{FileSourceScanExec, SQLExecution, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.datasources.{BucketingUtils, FileScanRDD, PartitionedFile}
-import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
+import org.apache.spark.sql.execution.datasources.v2.{BatchScanExec, DataSourceRDD}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats, ReadIfChangedRDD, RowGroupSelection}
 import sparkbloom.settings.SparkBloomConf
+import sparkbloom.shims.SparkShims
 
 /**
  * Sits directly on a DataSource V1 Parquet scan (or an Iceberg batch scan sparkbloom judged)
@@ -52,11 +53,20 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
     case index: BloomPruningFileIndex => index
   }
 
-  /** An Iceberg scan's decision, made while the plan was optimized ([[IcebergScans]]). */
-  private def icebergDecision: Option[PruningStats] = child match {
-    case b: BatchScanExec => IcebergScans.decided(b.scan)
+  private def icebergScan: Option[BatchScanExec] = child match {
+    case b: BatchScanExec => Some(b)
     case _ => None
   }
+
+  // What the keys of a join decided for an Iceberg scan, when this plan was last executed.
+  @transient @volatile private var icebergByKeys: Option[PruningStats] = None
+
+  /**
+   * An Iceberg scan's decision: by the keys of a join where it ran with them, else by its
+   * literals, made while the plan was optimized ([[IcebergScans]]).
+   */
+  private def icebergDecision: Option[PruningStats] =
+    icebergByKeys.orElse(icebergScan.flatMap(b => IcebergScans.decided(b.scan)))
 
   /** What the scan's last listing decided. */
   def stats: Option[PruningStats] = index.flatMap(_.pruner.lastStats).orElse(icebergDecision)
@@ -80,11 +90,11 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   private def executed[T: ClassTag](run: SparkPlan => RDD[T], empty: => RDD[T],
       unsafeSchema: Option[StructType]): RDD[T] = {
     useJoinKeys()
-    icebergDecision.foreach(PruningStats.recordLast(session, _))
     val listing = for (s <- scan; i <- index) yield i.listFiles(staticPartitionFilters(s), s.dataFilters)
     val ruledOut = for (s <- scan.toSeq if readsIfChanged(s); i <- index.toSeq; f <- i.pruner.lastRuledOut) yield f
     val rdd =
       if (!bucketed && ruledOut.isEmpty && listing.exists(_.forall(_.files.isEmpty))) empty
+      else if (icebergScan.isDefined) withIcebergKeys(run(child))
       else {
         val scanned = run(child)
         fileScanUnder(scanned) match {
@@ -100,8 +110,31 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
           case None => scanned
         }
       }
+    icebergDecision.foreach(PruningStats.recordLast(session, _))
     report()
     rdd
+  }
+
+  /**
+   * An Iceberg scan's RDD without the partitions whose files cannot hold a key of the join
+   * (each partition reads one or more of Iceberg's task groups, whole). The scan and its
+   * tasks stay as Iceberg planned them: Spark may share the scan with plans of other keys.
+   */
+  private def withIcebergKeys[T: ClassTag](scanned: RDD[T]): RDD[T] = {
+    icebergByKeys = None
+    val keys = JoinKeys.evaluated(joinKeys, SparkBloomConf.joinMaxKeys(conf))
+    // a partition of a scan grouped by partition values is one the plan above counts on
+    if (keys.predicate.isEmpty || !SparkBloomConf.enabled(conf) || bucketed) return scanned
+    val decided = for {
+      b <- icebergScan
+      source <- under(scanned) { case d: DataSourceRDD => d }
+      partitions = source.partitions.toSeq.map(SparkShims.inputPartitionsOf)
+      kept <- IcebergScans.keptByKeys(session, b.scan, partitions, keys)
+    } yield kept
+    decided.fold(scanned) { case (keep, stats) =>
+      icebergByKeys = Some(stats)
+      if (keep.forall(identity)) scanned else PartitionPruningRDD.create(scanned, keep)
+    }
   }
 
   private def bucketed: Boolean = !child.outputPartitioning.isInstanceOf[UnknownPartitioning]
@@ -135,14 +168,14 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   }
 
   /** The scan's FileScanRDD, beneath the one-to-one steps Spark adds (its partitions are theirs). */
-  private def fileScanUnder(rdd: RDD[_]): Option[FileScanRDD] = rdd match {
-    case files: FileScanRDD => Some(files)
-    case other =>
-      other.dependencies match {
-        case Seq(one: OneToOneDependency[_]) => fileScanUnder(one.rdd)
-        case _ => None
-      }
-  }
+  private def fileScanUnder(rdd: RDD[_]): Option[FileScanRDD] = under(rdd) { case files: FileScanRDD => files }
+
+  /** The first RDD `pick` takes, beneath the one-to-one steps Spark adds above a scan's own. */
+  private def under[R](rdd: RDD[_])(pick: PartialFunction[RDD[_], R]): Option[R] =
+    pick.lift(rdd).orElse(rdd.dependencies match {
+      case Seq(one: OneToOneDependency[_]) => under(one.rdd)(pick)
+      case _ => None
+    })
 
   /** Whether a split of a judged file reads nothing ([[RowGroupSelection.readsNothing]]). */
   private def readsNothing(file: PartitionedFile): Boolean =

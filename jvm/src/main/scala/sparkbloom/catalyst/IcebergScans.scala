@@ -10,7 +10,8 @@ import com.google.common.collect.MapMaker
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.connector.read.Scan
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.connector.read.{InputPartition, Scan}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 
 import sparkbloom.read.PruningStats
@@ -44,10 +45,24 @@ private[sparkbloom] object IcebergScans extends Logging {
     relation.scan.getClass.getName == BatchQueryScan && relation.relation.table.getClass.getName == IcebergTable &&
       relation.keyGroupedPartitioning.isEmpty
 
+  /** Whether `plan` is a plain read of an Iceberg table sparkbloom judges. */
+  def scan(plan: LogicalPlan): Boolean = plan match {
+    case r: DataSourceV2ScanRelation => plainRead(r)
+    case _ => false
+  }
+
   def judged(scan: Scan): Boolean = decisions.containsKey(scan)
 
   /** What was decided for `scan`, if it was judged: not for a scan of anything but Parquet data files. */
   def decided(scan: Scan): Option[PruningStats] = Option(decisions.get(scan)).flatten
+
+  /**
+   * Which partitions of a planned Iceberg scan (the input partitions of each) may hold one of
+   * a join's `keys`, and what was decided; None where that cannot be told (read them all).
+   */
+  def keptByKeys(session: SparkSession, scan: Scan, partitions: Seq[Seq[InputPartition]], keys: JoinKeys.Runtime)
+      : Option[(IndexedSeq[Boolean], PruningStats)] =
+    guarded(scan)(IcebergTasks.keptByKeys(session, scan, partitions, keys))
 
   /**
    * Judges the data files of `relation` by `filters` (the conjuncts above it) and drops those
@@ -56,19 +71,18 @@ private[sparkbloom] object IcebergScans extends Logging {
    */
   def judge(session: SparkSession, relation: DataSourceV2ScanRelation, filters: Seq[Expression]): Unit = {
     val scan = relation.scan
-    val stats =
-      try IcebergTasks.prune(session, scan, filters)
-      catch {
-        case NonFatal(e) =>
-          sparkbloom.warnings.WarnOnce(log, s"iceberg|${scan.getClass.getName}",
-            s"sparkbloom does not prune Iceberg scans: this Iceberg release's scan is not the one it supports ($e)")
-          None
-        case e: LinkageError =>
-          sparkbloom.warnings.WarnOnce(log, s"iceberg|${scan.getClass.getName}",
-            s"sparkbloom does not prune Iceberg scans: this Iceberg release's API is not the one it supports ($e)")
-          None
-      }
+    val stats = guarded(scan)(IcebergTasks.prune(session, scan, filters))
     decisions.put(scan, stats)
     if (stats.isEmpty) PruningStats.recordLast(session, PruningStats.Empty)
   }
+
+  /** `judge()`, or None where Iceberg's scan or API is not what sparkbloom supports (said once). */
+  private def guarded[T](scan: Scan)(judge: => Option[T]): Option[T] =
+    try judge
+    catch {
+      case e @ (NonFatal(_) | _: LinkageError) =>
+        sparkbloom.warnings.WarnOnce(log, s"iceberg|${scan.getClass.getName}",
+          s"sparkbloom does not prune Iceberg scans: this Iceberg release's scan is not the one it supports ($e)")
+        None
+    }
 }

@@ -7,7 +7,7 @@ import java.lang.reflect.Method
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.{FileStatus, Path}
-import org.apache.iceberg.{FileContent, FileFormat, FileScanTask, Schema}
+import org.apache.iceberg.{FileContent, FileFormat, FileScanTask, ScanTaskGroup, Schema}
 import org.apache.iceberg.types.Type
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
@@ -34,25 +34,59 @@ private[catalyst] object IcebergTasks {
    */
   def prune(session: SparkSession, scan: Scan, filters: Seq[Expression]): Option[PruningStats] = {
     val tasks = call(scan, "tasks").asInstanceOf[java.util.List[AnyRef]].asScala.toIndexedSeq
+    val files = parquetDataFiles(tasks).getOrElse(return None)
+    val pruner = prunerOf(session, scan)
+    val kept = keptPaths(pruner, filters, files)
+    if (kept.size < files.size) callWith(scan, Seq("resetTasks"), Seq(files.filter(t => kept(pathOf(t))).asJava))
+    pruner.decided(Nil, filters)
+  }
+
+  /**
+   * Which of a planned scan's partitions (each the task groups of Iceberg's input partitions)
+   * may hold a row with one of a join's `keys`, and what was decided; None where a partition
+   * holds anything but Parquet data files. Only whole partitions are dropped: a task group
+   * reads all its files.
+   */
+  def keptByKeys(session: SparkSession, scan: Scan, partitions: Seq[Seq[AnyRef]], keys: JoinKeys.Runtime)
+      : Option[(IndexedSeq[Boolean], PruningStats)] = {
+    val grouped = partitions.map { inputs =>
+      parquetDataFiles(inputs.flatMap { input =>
+        call(input, "taskGroup").asInstanceOf[ScanTaskGroup[_ <: AnyRef]].tasks.asScala.toSeq.map(t => t: AnyRef)
+      }).getOrElse(return None)
+    }
+    val pruner = prunerOf(session, scan)
+    pruner.useJoinKeys(keys)
+    val files = grouped.flatten.groupBy(pathOf).values.map(_.head).toIndexedSeq
+    val kept = keptPaths(pruner, Nil, files)
+    pruner.decided(Nil, Nil).map(stats =>
+      (grouped.map(g => g.isEmpty || g.exists(t => kept(pathOf(t)))).toIndexedSeq, stats))
+  }
+
+  /** The tasks as Parquet data file tasks, if they all are. */
+  private def parquetDataFiles(tasks: Seq[AnyRef]): Option[IndexedSeq[FileScanTask]] = {
     val files = tasks.collect {
       case t: FileScanTask
           if !t.isDataTask && t.file.content == FileContent.DATA && t.file.format == FileFormat.PARQUET =>
         t
     }
-    if (files.size != tasks.size) return None
-    // the columns as this scan reads them: the schema of the snapshot it reads, projected
+    if (files.size == tasks.size) Some(files.toIndexedSeq) else None
+  }
+
+  private def pathOf(task: FileScanTask): String = new Path(task.file.location).toString
+
+  /** A judge of the files of `scan`, by field id in the columns as it reads them (its snapshot's schema, projected). */
+  private def prunerOf(session: SparkSession, scan: Scan): ListingPruner = {
     val schema = call(scan, "projection", "expectedSchema").asInstanceOf[Schema]
-    val statuses = files.map(t => new FileStatus(t.file.fileSizeInBytes, false, 1, 0, 0, new Path(t.file.location)))
     // Iceberg reads dates and timestamps as stored, never rebased from the hybrid calendar
     val options = Map(ListingPruner.RebaseModeOption -> "CORRECTED")
-    val pruner = new ListingPruner(session, options, selectRowGroups = false, IcebergColumns(fieldIds(schema)),
+    new ListingPruner(session, options, selectRowGroups = false, IcebergColumns(fieldIds(schema)),
       indexRoots = () => Nil, partitionColumns = () => Nil, immutableFiles = true)
-    val kept = pruner.keptListing(Nil, filters)(Seq(PartitionDirectory(InternalRow.empty, statuses.toArray)))
+  }
+
+  private def keptPaths(pruner: ListingPruner, filters: Seq[Expression], files: Seq[FileScanTask]): Set[String] = {
+    val statuses = files.map(t => new FileStatus(t.file.fileSizeInBytes, false, 1, 0, 0, new Path(t.file.location)))
+    pruner.keptListing(Nil, filters)(Seq(PartitionDirectory(InternalRow.empty, statuses.toArray)))
       .flatMap(_.files.map(_.fileStatus.getPath.toString)).toSet
-    if (kept.size < files.size) {
-      callWith(scan, Seq("resetTasks"), Seq(files.filter(t => kept(new Path(t.file.location).toString)).asJava))
-    }
-    pruner.decided(Nil, filters)
   }
 
   /** Each primitive column's field id by its path of names, through structs. */

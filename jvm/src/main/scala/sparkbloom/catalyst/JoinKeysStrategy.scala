@@ -17,6 +17,7 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
 import org.apache.spark.sql.execution.datasources.{FileSourceStrategy, HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, DataSourceV2ScanRelation}
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec
@@ -46,7 +47,7 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case join: Join if active => withKeys(join).getOrElse(Nil)
-    case ScanOperation(_, _, filters, scan) if PlainParquet.scan(scan) && JoinKeys.subqueries(filters).nonEmpty =>
+    case ScanOperation(_, _, filters, scan) if judgesKeys(scan) && JoinKeys.subqueries(filters).nonEmpty =>
       planScan(plan, scan, JoinKeys.subqueries(filters))
     case _ => Nil
   }
@@ -63,6 +64,12 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
         case exec: FileSourceScanExec
             if exec.relation.location eq v1.relation.asInstanceOf[HadoopFsRelation].location =>
           ScanPruningRule.pruned(session, exec, keys)
+      })
+    // Iceberg: the node above the scan waits for the subqueries and drops the partitions whose
+    // files cannot hold a key; the scan itself, which Spark may share, stays as it is.
+    case iceberg: DataSourceV2ScanRelation if IcebergScans.plainRead(iceberg) =>
+      SparkShims.planDataSourceV2(session, JoinKeys.withoutMarkers(plan)).map(_.transformUp {
+        case exec: BatchScanExec if exec.scan eq iceberg.scan => BloomPruningExec(exec, keys)
       })
     case v2: DataSourceV2ScanRelation =>
       val pruned = v2.copy(scan = BloomParquetScan.of(v2.scan.asInstanceOf[ParquetScan], session).decide())
@@ -247,7 +254,7 @@ private[sparkbloom] object JoinKeysStrategy {
         resolve(child, e.transform { case a: Attribute if aliases.contains(a.exprId) => aliases(a.exprId) })
       case Filter(_, child) => resolve(child, e)
       case scan
-          if PlainParquet.scan(scan) && PointPredicate.isColumn(e) &&
+          if judgesKeys(scan) && PointPredicate.isColumn(e) &&
             e.references.subsetOf(scan.outputSet) && !e.references.exists(isPartitionColumn(scan, _)) =>
         Some(scan -> e)
       case _ => None
@@ -255,6 +262,9 @@ private[sparkbloom] object JoinKeysStrategy {
     val column = key match { case KnownFloatingPointNormalized(NormalizeNaNAndZero(child)) => child; case k => k }
     if (column.dataType != otherType) None else resolve(side, column)
   }
+
+  /** The scans keys of a join can prune: plain Parquet scans and plain reads of Iceberg tables. */
+  private def judgesKeys(scan: LogicalPlan): Boolean = PlainParquet.scan(scan) || IcebergScans.scan(scan)
 
   // Partition values are not in the files' filters (Spark's dynamic partition pruning prunes those).
   private def isPartitionColumn(scan: LogicalPlan, a: Attribute): Boolean =

@@ -9,7 +9,9 @@ import org.apache.parquet.column.Encoding
 import org.apache.parquet.format.FileMetaData
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+import org.apache.spark.Partition
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.read.InputPartition
 import org.apache.spark.sql.catalyst.expressions.{DynamicPruningSubquery, EvalMode, ExprId, Expression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.Sum
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
@@ -31,6 +33,9 @@ private[sparkbloom] trait SparkShim {
   /** Spark's own DataSource V2 planning of `plan`, or Nil outside a classic (in-JVM) session:
    *  4.0 moved the classic session to `org.apache.spark.sql.classic`. */
   def planDataSourceV2(session: SparkSession, plan: LogicalPlan): Seq[SparkPlan]
+
+  /** The input partitions a partition of a DataSource V2 scan's RDD reads: 4.2 made them one, or none. */
+  def inputPartitionsOf(partition: Partition): Seq[InputPartition]
 
   /** Whether equal values of this string type are equal bytes: 4.0 added collations. */
   def bytewiseEquality(stringType: StringType): Boolean

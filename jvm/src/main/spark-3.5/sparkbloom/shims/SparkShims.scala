@@ -12,7 +12,8 @@ import org.apache.spark.sql.types.StringType
 
 /** Spark 3.5: Scala 2.12, parquet-java 1.13.1, Hadoop 3.3.4. */
 private[sparkbloom] object SparkShims
-    extends SparkShim with ThriftFooterWithoutLimit with RebaseModeAsString with ReaderSkipsShim with SumEvalModeShim {
+    extends SparkShim with ThriftFooterWithoutLimit with InputPartitionsAsSeq with RebaseModeAsString
+    with ReaderSkipsShim with SumEvalModeShim {
 
   override def planDataSourceV2(session: SparkSession, plan: LogicalPlan): Seq[SparkPlan] =
     new DataSourceV2Strategy(session)(plan)
