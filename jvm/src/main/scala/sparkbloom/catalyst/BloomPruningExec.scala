@@ -22,9 +22,9 @@ import sparkbloom.shims.SparkShims
 
 /**
  * Sits directly on a DataSource V1 Parquet scan (or an Iceberg batch scan sparkbloom judged)
- * and passes its rows or batches through untouched. It exists to be seen: EXPLAIN shows what the scan's Bloom-filter pruning
- * decided (files and row groups before and after), and the Spark UI shows the same as
- * driver-side SQL metrics. `FileSourceScanExec` has a fixed set of metrics, hence a node.
+ * and passes its rows or batches through untouched. It exists to be seen: EXPLAIN shows what
+ * the scan's Bloom-filter pruning decided (files and row groups before and after), and the
+ * Spark UI shows the same as driver-side SQL metrics. `FileSourceScanExec` has a fixed set of metrics, hence a node.
  *
  * It also carries the scan's join keys: dynamic pruning subqueries over a join's other side
  * ([[JoinKeysStrategy]]). Spark plans and runs them as subqueries of this node, so they are
