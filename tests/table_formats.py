@@ -29,7 +29,10 @@ def jars(table_format: str, count: int) -> list[str]:
     """The `count` jars dev/<format>-jars fetched for this Spark line."""
     found = sorted(str(p) for p in (ROOT / ".cache" / table_format / LINE / "jars").glob("*.jar"))
     if len(found) != count:
-        pytest.fail(f"{table_format}'s jars for Spark {LINE} are missing from .cache/{table_format}: run dev/setup")
+        pytest.fail(
+            f"{table_format}'s jars for Spark {LINE} are missing from .cache/{table_format}: "
+            f"run dev/{table_format}-jars {LINE}"
+        )
     return found
 
 
