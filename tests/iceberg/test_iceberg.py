@@ -331,6 +331,58 @@ def test_partition_evolution_time_travel_and_deletes_keep_every_row(
     assert len(got) == 1
 
 
+def commit_equality_deletes(spark: SparkSession, table: str, column: str, values: list[str]) -> None:
+    """Commits one equality delete file that removes the rows whose `column` is one of
+    `values` from every data file committed before it. Spark itself writes only position
+    deletes and deletion vectors; this writes them as Flink and other engines do, through
+    Iceberg's generic Parquet writer (in its Spark runtime jar)."""
+    jvm, gateway = spark._jvm, spark.sparkContext._gateway
+    iceberg = jvm.org.apache.iceberg
+    loaded = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table)
+    names = gateway.new_array(jvm.java.lang.String, 1)
+    names[0] = column
+    row_schema = loaded.schema().select(names)
+    field_ids = gateway.new_array(jvm.int, 1)
+    field_ids[0] = loaded.schema().findField(column).fieldId()
+    factory = (
+        getattr(iceberg.data, "GenericFileWriterFactory$Builder")(loaded)
+        .deleteFileFormat(iceberg.FileFormat.PARQUET)
+        .equalityFieldIds(field_ids)
+        .equalityDeleteRowSchema(row_schema)
+        .build()
+    )
+    out = loaded.io().newOutputFile(f"{loaded.location()}/data/equality-deletes-{random.randrange(10**9)}.parquet")
+    writer = factory.newEqualityDeleteWriter(
+        iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(out), loaded.spec(), None
+    )
+    for value in values:
+        record = iceberg.data.GenericRecord.create(row_schema)
+        record.setField(column, value)
+        writer.write(record)
+    writer.close()
+    loaded.newRowDelta().addDeletes(writer.toDeleteFile()).commit()
+    spark.sql(f"REFRESH TABLE {table}")
+
+
+def test_equality_deletes_keep_deleted_rows_deleted_in_the_files_kept(spark: SparkSession, table: str) -> None:
+    """A file is judged by its own values only; the task of a kept file keeps its equality
+    deletes, which remove a key's old rows but not the rows written again after them."""
+    lookup_table(spark, table, files=4, rows=2000)
+    deleted = [key_of(i) for i in (7, 8, 1500)]
+    commit_equality_deletes(spark, table, "k", deleted)
+    keys(spark, 0, 10, 1).writeTo(table).append()  # ids 7 and 8 again, newer than the deletes
+    files = len(data_files(spark, table))
+    assert spark.sql(f"SELECT content FROM {table}.delete_files").collect() == [Row(content=2)]
+    for i in (7, 8, 9, 1500, 1501):
+        got, pruning = lookup(spark, f"SELECT * FROM {table} WHERE k = '{key_of(i)}'")
+        assert got == expected(spark, table, lambda r, i=i: r["k"] == key_of(i)), i
+        assert len(got) == {1500: 0, 9: 2}.get(i, 1), (i, got)  # 9: in an old file and the new one
+        assert pruning["files_total"] == files and pruning["files_skipped"] >= files - 2, pruning
+    listed = ", ".join(f"'{k}'" for k in deleted + [key_of(1999)])
+    got, _ = lookup(spark, f"SELECT id FROM {table} WHERE k IN ({listed})")
+    assert got == [(7,), (8,), (1999,)]
+
+
 def test_files_imported_without_field_ids_are_read(spark: SparkSession, table: str, tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     with_conf(
