@@ -415,6 +415,56 @@ def test_randomized_lookups_match_a_whole_read(spark: SparkSession, table: str) 
         assert got == expected(spark, table, lambda r, wanted=wanted: r["key"] in wanted), where
 
 
+def test_table_index_covers_the_current_snapshot_and_serves_every_snapshot(spark: SparkSession, table: str) -> None:
+    """Files written without filters, indexed by field id: renames, deletes, later snapshots,
+    time travel and tags each read the index's entries only for files they read."""
+    spark.sql(
+        f"CREATE TABLE {table} (id BIGINT, k STRING, p INT) USING iceberg "
+        "TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')"
+    )
+    keys(spark, 0, 4000, 4).writeTo(table).append()
+    first = spark.sql(f"SELECT snapshot_id FROM {table}.snapshots").first()[0]
+    spark.sql(f"DELETE FROM {table} WHERE id % 10 = 0")  # position deletes: the files stay
+    files = len(data_files(spark, table))
+    assert filtered_columns(spark, data_files(spark, table)) == {}
+    built = sparkbloom.build_index(spark, table, ["k"])
+    assert built["files_indexed"] == files == 4, built
+    assert sparkbloom.describe_index(spark, table)["files_covered"] == files
+    got, pruning = lookup(spark, f"SELECT * FROM {table} WHERE k = 'absent'")
+    assert got == [] and pruning["files_skipped_by_index"] == pruning["files_total"] == files, pruning
+    for i in (1234, 1230):  # 1230 was deleted: its file is read, the row stays deleted
+        got, pruning = lookup(spark, f"SELECT * FROM {table} WHERE k = '{key_of(i)}'")
+        assert got == expected(spark, table, lambda r, i=i: r["k"] == key_of(i)) and len(got) == (i % 10 != 0)
+        assert pruning["files_skipped_by_index"] == files - 1, pruning
+    # a rename: the index finds the column by its field id
+    spark.sql(f"ALTER TABLE {table} RENAME COLUMN k TO key")
+    got, pruning = lookup(spark, f"SELECT * FROM {table} WHERE key = 'absent'")
+    assert got == [] and pruning["files_skipped_by_index"] == files, pruning
+    # a later snapshot's file is judged by its own filters (none: read) until a refresh
+    keys(spark, 5000, 100, 1).withColumnRenamed("k", "key").writeTo(table).append()
+    got, pruning = lookup(spark, f"SELECT id FROM {table} WHERE key = '{key_of(5050)}'")
+    assert got == [(5050,)] and pruning["files_covered_by_index"] == files, pruning
+    # time travel and a tag read the first snapshot's files, all indexed, in its schema
+    spark.sql(f"ALTER TABLE {table} CREATE TAG before_deletes AS OF VERSION {first}")
+    for version in (first, "'before_deletes'"):
+        got, pruning = lookup(spark, f"SELECT id FROM {table} VERSION AS OF {version} WHERE k = '{key_of(1230)}'")
+        assert got == [(1230,)] and pruning["files_skipped_by_index"] == files - 1, pruning
+    # the refresh reads only the new file, under the column's name now
+    with pytest.raises(Exception, match="no longer the table's"):
+        sparkbloom.build_index(spark, table)
+    assert sparkbloom.build_index(spark, table, ["key"])["files_indexed"] == files + 1  # other columns: rebuilt
+    assert sparkbloom.build_index(spark, table)["files_indexed"] == 0
+    keys(spark, 6000, 100, 1).withColumnRenamed("k", "key").writeTo(table).append()
+    assert sparkbloom.build_index(spark, table)["files_indexed"] == 1
+    got, pruning = lookup(spark, f"SELECT id FROM {table} WHERE key IN ('{key_of(6001)}', 'absent')")
+    assert got == [(6001,)] and pruning["files_skipped_by_index"] == files + 1, pruning
+    # the table's directory is not a Parquet directory: every snapshot's files are in it
+    location = spark.sql(f"DESCRIBE TABLE EXTENDED {table}").where("col_name = 'Location'").first()[1]
+    with pytest.raises(Exception, match="Iceberg table's directory"):
+        sparkbloom.build_index(spark, location, ["key"])
+    assert sparkbloom.drop_index(spark, table) is True
+
+
 def test_filters_iceberg_writes_are_read_by_other_engines(spark: SparkSession, table: str) -> None:
     """Iceberg's writer, given sparkbloom's settings, writes filters DuckDB and DataFusion
     read: an absent key is ruled out in every row group, a present one nowhere it is."""

@@ -4,6 +4,7 @@ package sparkbloom.catalyst
 
 import java.util.concurrent.ConcurrentMap
 
+import scala.util.Try
 import scala.util.control.NonFatal
 
 import com.google.common.collect.MapMaker
@@ -11,9 +12,11 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.connector.read.{InputPartition, Scan}
-import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
+import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, DataSourceV2ScanRelation}
 
+import sparkbloom.errors.SparkBloomException
 import sparkbloom.read.PruningStats
 
 /**
@@ -75,6 +78,22 @@ private[sparkbloom] object IcebergScans extends Logging {
     decisions.put(scan, stats)
     if (stats.isEmpty) PruningStats.recordLast(session, PruningStats.Empty)
   }
+
+  /** The relation of Iceberg's `SparkTable` that `name` (a catalog table) reads, if it names one. */
+  def tableNamed(session: SparkSession, name: String): Option[DataSourceV2Relation] =
+    Try(session.sessionState.sqlParser.parseMultipartIdentifier(name)).toOption.flatMap { _ =>
+      Try(session.table(name).queryExecution.analyzed).toOption.flatMap(_.collectFirst {
+        case r: DataSourceV2Relation if r.table.getClass.getName == IcebergTable => r
+      })
+    }
+
+  /** `read` of an Iceberg `SparkTable`, failing plainly where this Iceberg release is not one sparkbloom supports. */
+  def readTable[T](table: Table)(read: => T): T =
+    try read
+    catch {
+      case e @ (NonFatal(_) | _: LinkageError) if !e.isInstanceOf[SparkBloomException] =>
+        throw new SparkBloomException(s"sparkbloom cannot read the Iceberg table ${table.name}: $e")
+    }
 
   /** `judge()`, or None where Iceberg's scan or API is not what sparkbloom supports (said once). */
   private def guarded[T](scan: Scan)(judge: => Option[T]): Option[T] =

@@ -6,8 +6,8 @@ import java.lang.reflect.Method
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.fs.{FileStatus, Path}
-import org.apache.iceberg.{FileContent, FileFormat, FileScanTask, ScanTaskGroup, Schema}
+import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
+import org.apache.iceberg.{FileContent, FileFormat, FileScanTask, ScanTaskGroup, Schema, Table}
 import org.apache.iceberg.types.Type
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
@@ -36,7 +36,7 @@ private[catalyst] object IcebergTasks {
     val tasks = call(scan, "tasks").asInstanceOf[java.util.List[AnyRef]].asScala.toIndexedSeq
     val files = parquetDataFiles(tasks).getOrElse(return None)
     val pruner = prunerOf(session, scan)
-    val kept = keptPaths(pruner, filters, files)
+    val kept = keptPaths(session, pruner, filters, files)
     if (kept.size < files.size) callWith(scan, Seq("resetTasks"), Seq(files.filter(t => kept(pathOf(t))).asJava))
     pruner.decided(Nil, filters)
   }
@@ -57,7 +57,7 @@ private[catalyst] object IcebergTasks {
     val pruner = prunerOf(session, scan)
     pruner.useJoinKeys(keys)
     val files = grouped.flatten.groupBy(pathOf).values.map(_.head).toIndexedSeq
-    val kept = keptPaths(pruner, Nil, files)
+    val kept = keptPaths(session, pruner, Nil, files)
     pruner.decided(Nil, Nil).map(stats =>
       (grouped.map(g => g.isEmpty || g.exists(t => kept(pathOf(t)))).toIndexedSeq, stats))
   }
@@ -79,14 +79,49 @@ private[catalyst] object IcebergTasks {
     val schema = call(scan, "projection", "expectedSchema").asInstanceOf[Schema]
     // Iceberg reads dates and timestamps as stored, never rebased from the hybrid calendar
     val options = Map(ListingPruner.RebaseModeOption -> "CORRECTED")
+    val location = call(scan, "table").asInstanceOf[Table].location
     new ListingPruner(session, options, selectRowGroups = false, IcebergColumns(fieldIds(schema)),
-      indexRoots = () => Nil, partitionColumns = () => Nil, immutableFiles = true)
+      indexRoots = () => Seq(new Path(location)), partitionColumns = () => Nil, immutableFiles = true)
   }
 
-  private def keptPaths(pruner: ListingPruner, filters: Seq[Expression], files: Seq[FileScanTask]): Set[String] = {
-    val statuses = files.map(t => new FileStatus(t.file.fileSizeInBytes, false, 1, 0, 0, new Path(t.file.location)))
+  /** Where the table of Iceberg's `SparkTable` is: its table index's root. */
+  def location(sparkTable: AnyRef): String = icebergTable(sparkTable).location
+
+  /**
+   * The Parquet data files of the current snapshot of Iceberg's `SparkTable`, each
+   * (location, length), as Iceberg plans them (through the table's `FileIO`).
+   */
+  def currentParquetFiles(sparkTable: AnyRef): IndexedSeq[(String, Long)] = {
+    val planned = icebergTable(sparkTable).newScan().planFiles()
+    try {
+      planned.asScala.map(_.file).filter(f => f.content == FileContent.DATA && f.format == FileFormat.PARQUET)
+        .map(f => (f.location, f.fileSizeInBytes)).toIndexedSeq.distinct
+    } finally planned.close()
+  }
+
+  /** The field id of each primitive column of the current schema of Iceberg's `SparkTable`, by its dotted path. */
+  def currentFieldIds(sparkTable: AnyRef): Map[String, Int] =
+    fieldIds(icebergTable(sparkTable).schema).map { case (path, id) => path.mkString(".") -> id }
+
+  private def icebergTable(sparkTable: AnyRef): Table = call(sparkTable, "table").asInstanceOf[Table]
+
+  /** Of `files`, the paths ([[pathOf]]) of those `pruner` keeps. */
+  private def keptPaths(session: SparkSession, pruner: ListingPruner, filters: Seq[Expression],
+      files: Seq[FileScanTask]): Set[String] = {
+    val defaultFs = FileSystem.get(session.sessionState.newHadoopConf())
+    val statuses = files.map(t => statusOf(t.file.location, t.file.fileSizeInBytes, defaultFs))
+    val taskPaths = statuses.map(_.getPath.toString).zip(files.map(pathOf)).toMap
     pruner.keptListing(Nil, filters)(Seq(PartitionDirectory(InternalRow.empty, statuses.toArray)))
-      .flatMap(_.files.map(_.fileStatus.getPath.toString)).toSet
+      .flatMap(_.files.map(f => taskPaths(f.fileStatus.getPath.toString))).toSet
+  }
+
+  /**
+   * A data file as sparkbloom lists it: its length, and its location qualified as the table
+   * index names files (Iceberg may write locations without a scheme, on the default file system).
+   */
+  def statusOf(location: String, length: Long, defaultFs: FileSystem): FileStatus = {
+    val path = new Path(location)
+    new FileStatus(length, false, 1, 0, 0, if (path.toUri.getScheme == null) defaultFs.makeQualified(path) else path)
   }
 
   /** Each primitive column's field id by its path of names, through structs. */

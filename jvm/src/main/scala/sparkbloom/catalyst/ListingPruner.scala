@@ -288,7 +288,7 @@ private[sparkbloom] final class ListingPruner(
     indexRoots().flatMap(TableIndex.at(_, hadoopConf)).foreach { index =>
       val open = files.indices.filter(verdicts(_) == null)
       val judged = index.judge(open.map(files), predicate, conf.caseSensitiveAnalysis, legacyCalendarInRead(conf),
-        hadoopConf, parallelism)
+        hadoopConf, parallelism, immutableFiles)
       open.indices.foreach(j => verdicts(open(j)) = judged(j))
     }
     verdicts

@@ -8,7 +8,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types._
 
-import sparkbloom.catalyst.{DeltaIndexedTable, DeltaTables}
+import sparkbloom.catalyst.{DeltaIndexedTable, DeltaTables, IcebergIndexedTable}
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.index.{IndexBuilder, IndexedTable}
 
@@ -75,18 +75,26 @@ object TableIndexCommands {
   private def one(spark: SparkSession, schema: StructType, row: Row): DataFrame =
     spark.createDataFrame(java.util.Collections.singletonList(row), schema)
 
-  /** The table at a directory or catalog table's location: a Delta table's current snapshot, or a Parquet directory. */
+  /**
+   * The table a name or path says: an Iceberg table of a catalog; at a directory or a catalog
+   * table's location, a Delta table's current snapshot, or a Parquet directory.
+   */
   private def tableAt(spark: SparkSession, pathOrTable: String): IndexedTable = {
     if (pathOrTable == null || pathOrTable.trim.isEmpty)
       throw new SparkBloomException("name a Parquet directory or table")
-    val location = Inspection.locationOf(spark, pathOrTable)
-    val root = new Path(location)
-    val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
-    if (!fs.exists(root)) throw new SparkBloomException(s"path does not exist: $location")
-    if (!fs.getFileStatus(root).isDirectory)
-      throw new SparkBloomException(s"an index belongs to a table directory, not a file: $location")
-    val qualified = fs.makeQualified(root)
-    if (DeltaTables.isTableAt(spark, location)) DeltaIndexedTable(qualified)
-    else IndexedTable.ParquetDirectory(qualified)
+    IcebergIndexedTable.named(spark, pathOrTable.trim).getOrElse {
+      val location = Inspection.locationOf(spark, pathOrTable)
+      val root = new Path(location)
+      val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
+      if (!fs.exists(root)) throw new SparkBloomException(s"path does not exist: $location")
+      if (!fs.getFileStatus(root).isDirectory)
+        throw new SparkBloomException(s"an index belongs to a table directory, not a file: $location")
+      // its directory holds every snapshot's files: only the table knows which it reads
+      if (fs.globStatus(new Path(root, "metadata/*.metadata.json")).nonEmpty)
+        throw new SparkBloomException(s"$location is an Apache Iceberg table's directory: name the table instead")
+      val qualified = fs.makeQualified(root)
+      if (DeltaTables.isTableAt(spark, location)) DeltaIndexedTable(qualified)
+      else IndexedTable.ParquetDirectory(qualified)
+    }
   }
 }

@@ -45,6 +45,7 @@ private[sparkbloom] object FileIndexer {
       status: FileStatus,
       relativePath: String,
       columns: Seq[String],
+      fieldIds: Option[Seq[Int]],
       caseSensitive: Boolean,
       fpp: Double,
       maxBytes: Int,
@@ -58,8 +59,8 @@ private[sparkbloom] object FileIndexer {
       val leaves = schema.getColumns.asScala.toIndexedSeq
       // Encrypted columns are not indexed: the index is plaintext, and would tell anyone
       // without the key which values a file holds.
-      val resolved = columns.map(c =>
-        resolve(leaves, c, caseSensitive).filterNot { leaf =>
+      val resolved = columns.indices.map(c =>
+        resolve(leaves, columns(c), fieldIds.map(_(c)), caseSensitive).filterNot { leaf =>
           footer.rowGroups.exists(_.columns.get(leaf.getPath.mkString(".")).forall(_.encrypted))
         })
       val wanted = resolved.flatten.distinct
@@ -85,14 +86,15 @@ private[sparkbloom] object FileIndexer {
   }
 
   /**
-   * The file's leaf for a column path, found as pruning finds it: exactly, or
-   * case-insensitively when the match is unique. Repeated leaves, booleans and INT96 are
-   * not indexed: no equality on them can be judged by a filter.
+   * The file's leaf for a column path, found as pruning finds it: by its field id if it has
+   * one, else by its path, exactly, or case-insensitively when the match is unique. Repeated
+   * leaves, booleans and INT96 are not indexed: no equality on them can be judged by a filter.
    */
-  private def resolve(
-      leaves: IndexedSeq[ColumnDescriptor], column: String, caseSensitive: Boolean): Option[ColumnDescriptor] = {
+  private def resolve(leaves: IndexedSeq[ColumnDescriptor], column: String, fieldId: Option[Int],
+      caseSensitive: Boolean): Option[ColumnDescriptor] = {
     val matching =
-      if (caseSensitive) leaves.filter(_.getPath.mkString(".") == column)
+      if (fieldId.isDefined) leaves.filter(l => Option(l.getPrimitiveType.getId).map(_.intValue) == fieldId)
+      else if (caseSensitive) leaves.filter(_.getPath.mkString(".") == column)
       else leaves.filter(_.getPath.mkString(".").toLowerCase(Locale.ROOT) == column.toLowerCase(Locale.ROOT))
     val unindexable = Set(PrimitiveTypeName.BOOLEAN, PrimitiveTypeName.INT96)
     matching match {

@@ -56,18 +56,20 @@ private[sparkbloom] object IndexBuilder {
       e.manifest.columns.map(_.toLowerCase) == resolved.map(_.toLowerCase) && e.manifest.fpp == targetFpp &&
       e.manifest.maxBytes == maxBytes && e.segments.size < MaxSegments
     }
-    val files = FileIdentity.withEtags(table.files(spark), spark.sessionState.newHadoopConf())
+    val files = currentFiles(spark, table)
     val now = System.currentTimeMillis()
-    val candidates = files.filter(f => incremental.forall(_.freshEntryOf(f).isEmpty))
-    val (settled, unsettled) = candidates.partition(f => !FileIdentity.of(f).unsettled(now))
+    val candidates = files.filter(f => incremental.forall(_.freshEntryOf(f, table.immutableFiles).isEmpty))
+    val (settled, unsettled) =
+      candidates.partition(f => table.immutableFiles || !FileIdentity.of(f).unsettled(now))
     val nextVersion = latest.map(_.version + 1).getOrElse(1L)
     if (incremental.isDefined && settled.isEmpty) {
       return Built(qualifiedRoot, 0, unsettled.size, incremental.get.segments.size, rebuilt = false)
     }
     if (!fs.exists(dir)) fs.mkdirs(dir)
     val relative = new TableIndex(qualifiedRoot, Manifest(0, Nil, 0, 0, Nil), IndexedSeq.empty)
-    val results = indexFiles(spark, qualifiedRoot, settled.map(f => f -> relative.relativePath(f).get), resolved,
-      targetFpp, maxBytes)
+    // a table format's files may lie outside its root: they stay unindexed
+    val results = indexFiles(spark, qualifiedRoot, settled.flatMap(f => relative.relativePath(f).map(f -> _)), resolved,
+      table.fieldIds(spark, resolved), targetFpp, maxBytes)
     val segmentName = s"segment-${java.util.UUID.randomUUID()}.sbi"
     writeSegment(fs, new Path(dir, segmentName), results, resolved)
     val kept = incremental.map(_.manifest.segments).getOrElse(Nil)
@@ -78,8 +80,13 @@ private[sparkbloom] object IndexBuilder {
       incremental.isEmpty)
   }
 
+  /** The table's files now, with etags where an object store gives them (never needed for immutable files). */
+  private def currentFiles(spark: SparkSession, table: IndexedTable): IndexedSeq[FileStatus] =
+    if (table.immutableFiles) table.files(spark)
+    else FileIdentity.withEtags(table.files(spark), spark.sessionState.newHadoopConf())
+
   private def indexFiles(spark: SparkSession, root: Path, files: IndexedSeq[(FileStatus, String)], columns: Seq[String],
-      fpp: Double, maxBytes: Int): IndexedSeq[FileIndexer.Result] = {
+      fieldIds: Option[Seq[Int]], fpp: Double, maxBytes: Int): IndexedSeq[FileIndexer.Result] = {
     if (files.isEmpty) return IndexedSeq.empty
     val sc = spark.sparkContext
     val shipped = new SerializableConfiguration(spark.sessionState.newHadoopConf())
@@ -89,7 +96,7 @@ private[sparkbloom] object IndexBuilder {
     sc.setJobDescription(s"sparkbloom: indexing ${columns.mkString(", ")} of ${files.size} files of $root")
     try {
       sc.parallelize(files, tasks).flatMap { case (status, relativePath) =>
-        try Some(FileIndexer.index(status, relativePath, columns, caseSensitive, fpp, maxBytes, shipped.value))
+        try Some(FileIndexer.index(status, relativePath, columns, fieldIds, caseSensitive, fpp, maxBytes, shipped.value))
         catch {
           case NonFatal(e) =>
             LoggerFactory.getLogger(getClass).warn(
@@ -155,13 +162,13 @@ private[sparkbloom] object IndexBuilder {
     if (!fs.exists(dir)) return None
     val index = IndexLayout.latestManifest(fs, dir).map(TableIndex.load(fs, qualifiedRoot, _))
       .getOrElse(return None)
-    val files = FileIdentity.withEtags(table.files(spark), spark.sessionState.newHadoopConf())
+    val files = currentFiles(spark, table)
     val bytes = fs.listStatus(dir).map(_.getLen).sum
     val columns = index.segments.flatMap(_.directory.columns)
     def perColumn[T](f: Seq[IndexLayout.SegmentColumn] => T): Map[String, T] =
       columns.groupBy(_.name).map { case (name, cs) => name -> f(cs) }
     Some(Description(qualifiedRoot, index.manifest.columns, index.manifest.fpp, index.segments.size, bytes, files.size,
-        files.count(f => index.freshEntryOf(f).isDefined), index.segments.map(_.directory.files.size).sum,
+        files.count(f => index.freshEntryOf(f, table.immutableFiles).isDefined), index.segments.map(_.directory.files.size).sum,
         perColumn(_.map(_.maxUnitFpp).max), perColumn(_.map(_.numBlocks).max), perColumn(_.map(_.numUnits).sum)))
   }
 }

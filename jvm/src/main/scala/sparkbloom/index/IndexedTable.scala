@@ -26,6 +26,19 @@ private[sparkbloom] trait IndexedTable {
    * names an index holds (the files' own), for a refresh; else the table's names.
    */
   def fileColumns(spark: SparkSession, wanted: Seq[String], held: Boolean): Seq[String]
+
+  /**
+   * The Parquet field id each of `fileColumns`' columns is found by in every file, whatever
+   * the file names it (Iceberg's, whose renames leave old names in old files); None: found
+   * by name.
+   */
+  def fieldIds(spark: SparkSession, fileColumns: Seq[String]): Option[Seq[Int]] = None
+
+  /**
+   * Whether a path is never written twice (a table format's data files), so that its path
+   * and length identify a file: its listing's times are not compared, no change time is read.
+   */
+  def immutableFiles: Boolean = false
 }
 
 private[sparkbloom] object IndexedTable {

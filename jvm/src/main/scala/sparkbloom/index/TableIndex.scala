@@ -61,15 +61,23 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
     else Some(uri.getPath.substring(rootPath.length))
   }
 
-  /** The entry of a listed file whose listing matches it: (segment, file ordinal). */
-  def entryOf(status: FileStatus): Option[(Int, Int)] = relativePath(status).flatMap { rel =>
-    val newestFirst = segments.indices.reverseIterator.map(s => segments(s).fileOrdinal(rel).map(s -> _))
-    newestFirst.collectFirst { case Some(entry) => entry }
-  }.filter { case (s, f) => segments(s).file(f).identity.sameListing(status) }
+  /**
+   * The entry of a listed file whose listing matches it: (segment, file ordinal). Of a table
+   * whose files are `immutable` (Iceberg's: a path is never written twice), the path and
+   * length identify the file, whatever time its listing carries.
+   */
+  def entryOf(status: FileStatus, immutable: Boolean = false): Option[(Int, Int)] =
+    relativePath(status).flatMap { rel =>
+      val newestFirst = segments.indices.reverseIterator.map(s => segments(s).fileOrdinal(rel).map(s -> _))
+      newestFirst.collectFirst { case Some(entry) => entry }
+    }.filter { case (s, f) =>
+      val identity = segments(s).file(f).identity
+      if (immutable) identity.length == status.getLen else identity.sameListing(status)
+    }
 
-  /** [[entryOf]], with the change time checked too (one `stat` on local file systems). */
-  def freshEntryOf(status: FileStatus): Option[(Int, Int)] =
-    entryOf(status).filter { case (s, f) => unchanged(status, segments(s).file(f)) }
+  /** [[entryOf]], with the change time checked too (one `stat` on local file systems) unless `immutable`. */
+  def freshEntryOf(status: FileStatus, immutable: Boolean = false): Option[(Int, Int)] =
+    entryOf(status, immutable).filter { case (s, f) => immutable || unchanged(status, segments(s).file(f)) }
 
   private def unchanged(status: FileStatus, file: IndexedFile): Boolean =
     file.identity.changeTime < 0 || FileIdentity.changeTimeOf(status.getPath) == file.identity.changeTime
@@ -89,7 +97,8 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
       caseSensitive: Boolean,
       legacyCalendarSession: Boolean,
       conf: Configuration,
-      threads: Int): Array[IndexVerdict] = {
+      threads: Int,
+      immutable: Boolean): Array[IndexVerdict] = {
     // Anything unexpected answers nothing: the files are then judged the normal way.
     val answers =
       try new Answers(conf, caseSensitive, legacyCalendarSession, predicate)
@@ -101,9 +110,9 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
     try {
       FilePruner.inParallel(files.size, threads) { i =>
         try {
-          entryOf(files(i)).flatMap { case (s, f) =>
+          entryOf(files(i), immutable).flatMap { case (s, f) =>
             val file = segments(s).file(f)
-            answers.verdict(s, f, file).filter(_ => unchanged(files(i), file))
+            answers.verdict(s, f, file).filter(_ => immutable || unchanged(files(i), file))
           }.orNull
         } catch {
           case NonFatal(e) =>
@@ -150,11 +159,14 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
           segments(s).directory.columns.indices.map { c =>
             val column = segments(s).directory.columns(c)
             column.shapes.map { shape =>
+              lazy val primitive = primitiveTypeOf(shape.primitiveType)
+              // located by id (Iceberg's files): the column carrying the id, whatever the file calls it
               val named = shape.fileColumn.nonEmpty &&
-                (if (caseSensitive) shape.fileColumn == dotted
+                (if (in.locatedById) in.fieldId.exists(id => Option(primitive.getId).exists(_.intValue == id))
+                 else if (caseSensitive) shape.fileColumn == dotted
                  else !shape.ambiguousCase &&
                  shape.fileColumn.toLowerCase(Locale.ROOT) == dotted.toLowerCase(Locale.ROOT))
-              if (!named) None else Some(unitsOf(s, c, column, primitiveTypeOf(shape.primitiveType), in))
+              if (!named) None else Some(unitsOf(s, c, column, primitive, in))
             }
           }
         }
