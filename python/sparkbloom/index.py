@@ -26,9 +26,9 @@ def build_index(
     columns: Sequence[str] | None = None,
     fpp: float | None = None,
 ) -> dict[str, Any]:
-    """Builds the index of ``columns`` for a Parquet directory or catalog table, or
-    refreshes it (``columns=None``: the index's own columns; only new or changed files are
-    read). Returns what was done: files indexed, files left out, segments, whether the
+    """Builds the index of ``columns`` for a Parquet directory, a Delta table or a catalog
+    table (Iceberg's too), or refreshes it (``columns=None``: the index's own columns; only
+    new or changed files are read). Returns what was done: files indexed, files left out, segments, whether the
     whole index was rebuilt. ``fpp`` defaults to the index's own, else
     ``spark.sparkbloom.write.fpp``. In SQL: ``sparkbloom_build_index(table, 'cols', fpp)``.
     """

@@ -12,6 +12,7 @@ take part (``expected``). Pruning counts come from ``sparkbloom.last_pruning``.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import random
 import re
 from collections.abc import Callable, Iterator
@@ -462,6 +463,17 @@ def test_table_index_covers_the_current_snapshot_and_serves_every_snapshot(spark
     location = spark.sql(f"DESCRIBE TABLE EXTENDED {table}").where("col_name = 'Location'").first()[1]
     with pytest.raises(Exception, match="Iceberg table's directory"):
         sparkbloom.build_index(spark, location, ["key"])
+    # Iceberg's orphan file removal leaves the index's hidden directory alone, however old
+    index_files = list(Path(location.removeprefix("file:"), "_sparkbloom_index").iterdir())
+    assert index_files
+    for f in index_files:
+        os.utime(f, (0, 0))
+    spark.sql(
+        f"CALL ice.system.remove_orphan_files(table => '{table.removeprefix('ice.')}', "
+        "older_than => TIMESTAMP '2000-01-01 00:00:00')"
+    )
+    assert all(f.exists() for f in index_files)
+    assert sparkbloom.describe_index(spark, table)["files_covered"] == files + 2
     assert sparkbloom.drop_index(spark, table) is True
 
 

@@ -44,7 +44,8 @@ private[sparkbloom] final case class IcebergIndexedTable(root: Path, table: Tabl
 
   override def fieldIds(spark: SparkSession, fileColumns: Seq[String]): Option[Seq[Int]] =
     Some(fileColumns.map(c =>
-      idsByPath.getOrElse(c, throw new SparkBloomException(s"cannot index ${table.name}: column $c has no field id"))))
+        idsByPath.getOrElse(c,
+          throw new SparkBloomException(s"cannot index ${table.name}: column $c has no field id"))))
 
   override def immutableFiles: Boolean = true
 }

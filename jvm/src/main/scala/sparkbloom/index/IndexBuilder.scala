@@ -96,7 +96,8 @@ private[sparkbloom] object IndexBuilder {
     sc.setJobDescription(s"sparkbloom: indexing ${columns.mkString(", ")} of ${files.size} files of $root")
     try {
       sc.parallelize(files, tasks).flatMap { case (status, relativePath) =>
-        try Some(FileIndexer.index(status, relativePath, columns, fieldIds, caseSensitive, fpp, maxBytes, shipped.value))
+        try
+          Some(FileIndexer.index(status, relativePath, columns, fieldIds, caseSensitive, fpp, maxBytes, shipped.value))
         catch {
           case NonFatal(e) =>
             LoggerFactory.getLogger(getClass).warn(
@@ -168,7 +169,8 @@ private[sparkbloom] object IndexBuilder {
     def perColumn[T](f: Seq[IndexLayout.SegmentColumn] => T): Map[String, T] =
       columns.groupBy(_.name).map { case (name, cs) => name -> f(cs) }
     Some(Description(qualifiedRoot, index.manifest.columns, index.manifest.fpp, index.segments.size, bytes, files.size,
-        files.count(f => index.freshEntryOf(f, table.immutableFiles).isDefined), index.segments.map(_.directory.files.size).sum,
+        files.count(f => index.freshEntryOf(f, table.immutableFiles).isDefined),
+        index.segments.map(_.directory.files.size).sum,
         perColumn(_.map(_.maxUnitFpp).max), perColumn(_.map(_.numBlocks).max), perColumn(_.map(_.numUnits).sum)))
   }
 }

@@ -39,7 +39,8 @@ class FileIndexerSuite extends AnyFunSuite {
     val oneOpen = callsOf(fs.open(path).close())
     var result: FileIndexer.Result = null
     val indexing = callsOf {
-      result = FileIndexer.index(status, "f.parquet", Seq("k", "v"), fieldIds = None, caseSensitive = true, 0.01, 1 << 20, conf)
+      result = FileIndexer.index(status, "f.parquet", Seq("k", "v"), fieldIds = None, caseSensitive = true, 0.01,
+        1 << 20, conf)
     }
     assert(indexing == oneOpen, s"$indexing calls to the file system while indexing, $oneOpen to open it")
     assert(result.file.rowGroups > 1)
