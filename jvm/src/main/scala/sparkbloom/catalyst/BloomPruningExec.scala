@@ -116,9 +116,10 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   }
 
   /**
-   * An Iceberg scan's RDD without the partitions whose files cannot hold a key of the join
-   * (each partition reads one or more of Iceberg's task groups, whole). The scan and its
-   * tasks stay as Iceberg planned them: Spark may share the scan with plans of other keys.
+   * An Iceberg scan's RDD without the files that cannot hold a key of the join: a partition
+   * none of whose files can is dropped, and one that keeps some reads only those
+   * ([[IcebergTasks.narrowedByKeys]]). The scan and its tasks stay as Iceberg planned them:
+   * Spark may share the scan with plans of other keys.
    */
   private def withIcebergKeys[T: ClassTag](scanned: RDD[T]): RDD[T] = {
     icebergByKeys = None
@@ -128,12 +129,17 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
     val decided = for {
       b <- icebergScan
       source <- under(scanned) { case d: DataSourceRDD => d }
-      partitions = source.partitions.toSeq.map(SparkShims.inputPartitionsOf)
-      kept <- IcebergScans.keptByKeys(session, b.scan, partitions, keys)
-    } yield kept
-    decided.fold(scanned) { case (keep, stats) =>
+      planned = source.partitions.toSeq.map(SparkShims.inputPartitionsOf)
+      narrowed <- IcebergScans.narrowedByKeys(session, b.scan, planned, keys)
+    } yield (planned, narrowed)
+    decided.fold(scanned) { case (planned, (reads, stats)) =>
       icebergByKeys = Some(stats)
-      if (keep.forall(identity)) scanned else PartitionPruningRDD.create(scanned, keep)
+      val changed = planned.indices.filter(i => reads(i).nonEmpty && reads(i) != planned(i))
+      val narrowed =
+        if (changed.isEmpty) scanned
+        else new NarrowedInputsRDD(scanned, changed.map(i => i -> SparkShims.partitionReading(i, reads(i))).toMap)
+      val keep = reads.map(_.nonEmpty)
+      if (keep.forall(identity)) narrowed else PartitionPruningRDD.create(narrowed, keep)
     }
   }
 

@@ -60,12 +60,13 @@ private[sparkbloom] object IcebergScans extends Logging {
   def decided(scan: Scan): Option[PruningStats] = Option(decisions.get(scan)).flatten
 
   /**
-   * Which partitions of a planned Iceberg scan (the input partitions of each) may hold one of
-   * a join's `keys`, and what was decided; None where that cannot be told (read them all).
+   * The input partitions each partition of a planned Iceberg scan reads once the files that
+   * cannot hold one of a join's `keys` are left out, and what was decided; None where that
+   * cannot be told (read them all).
    */
-  def keptByKeys(session: SparkSession, scan: Scan, partitions: Seq[Seq[InputPartition]], keys: JoinKeys.Runtime)
-      : Option[(IndexedSeq[Boolean], PruningStats)] =
-    guarded(scan)(IcebergTasks.keptByKeys(session, scan, partitions, keys))
+  def narrowedByKeys(session: SparkSession, scan: Scan, partitions: Seq[Seq[InputPartition]],
+      keys: JoinKeys.Runtime): Option[(IndexedSeq[Seq[InputPartition]], PruningStats)] =
+    guarded(scan)(IcebergTasks.narrowedByKeys(session, scan, partitions, keys))
 
   /**
    * Judges the data files of `relation` by `filters` (the conjuncts above it) and drops those

@@ -2,17 +2,18 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.catalyst
 
-import java.lang.reflect.Method
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, ObjectOutputStream, ObjectStreamClass}
+import java.lang.reflect.{Method, Modifier}
 
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
-import org.apache.iceberg.{FileContent, FileFormat, FileScanTask, ScanTaskGroup, Schema, Table}
+import org.apache.iceberg.{FileContent, FileFormat, FileScanTask, ScanTaskGroup, Schema, StructLike, Table}
 import org.apache.iceberg.types.Type
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.connector.read.Scan
+import org.apache.spark.sql.connector.read.{InputPartition, Scan}
 import org.apache.spark.sql.execution.datasources.PartitionDirectory
 
 import sparkbloom.read.PruningStats
@@ -42,24 +43,60 @@ private[catalyst] object IcebergTasks {
   }
 
   /**
-   * Which of a planned scan's partitions (each the task groups of Iceberg's input partitions)
-   * may hold a row with one of a join's `keys`, and what was decided; None where a partition
-   * holds anything but Parquet data files. Only whole partitions are dropped: a task group
-   * reads all its files.
+   * The input partitions each partition of a planned scan reads once the files that cannot
+   * hold a row with one of a join's `keys` are left out, and what was decided; None where a
+   * partition holds anything but Parquet data files. An input partition keeps its object
+   * where all its files are kept, is left out where none is, and is otherwise a copy that
+   * reads only the kept files' tasks ([[withTasks]]), each with its delete files.
    */
-  def keptByKeys(session: SparkSession, scan: Scan, partitions: Seq[Seq[AnyRef]], keys: JoinKeys.Runtime)
-      : Option[(IndexedSeq[Boolean], PruningStats)] = {
-    val grouped = partitions.map { inputs =>
-      parquetDataFiles(inputs.flatMap { input =>
-        call(input, "taskGroup").asInstanceOf[ScanTaskGroup[_ <: AnyRef]].tasks.asScala.toSeq.map(t => t: AnyRef)
-      }).getOrElse(return None)
-    }
+  def narrowedByKeys(session: SparkSession, scan: Scan, partitions: Seq[Seq[InputPartition]], keys: JoinKeys.Runtime)
+      : Option[(IndexedSeq[Seq[InputPartition]], PruningStats)] = {
+    val grouped = partitions.map(_.map { input =>
+      val tasks = call(input, "taskGroup").asInstanceOf[ScanTaskGroup[_ <: AnyRef]].tasks.asScala.toSeq
+      input -> parquetDataFiles(tasks.map(t => t: AnyRef)).getOrElse(return None)
+    })
     val pruner = prunerOf(session, scan)
     pruner.useJoinKeys(keys)
-    val files = grouped.flatten.groupBy(pathOf).values.map(_.head).toIndexedSeq
+    val files = grouped.flatten.flatMap(_._2).groupBy(pathOf).values.map(_.head).toIndexedSeq
     val kept = keptPaths(session, pruner, Nil, files)
-    pruner.decided(Nil, Nil).map(stats =>
-      (grouped.map(g => g.isEmpty || g.exists(t => kept(pathOf(t)))).toIndexedSeq, stats))
+    pruner.decided(Nil, Nil).map { stats =>
+      val narrowed = grouped.map(_.flatMap { case (input, tasks) =>
+        val keptTasks = tasks.filter(t => kept(pathOf(t)))
+        if (keptTasks.size == tasks.size) Some(input)
+        else if (keptTasks.isEmpty) None
+        else Some(withTasks(input, keptTasks))
+      })
+      (narrowed.toIndexedSeq, stats)
+    }
+  }
+
+  /**
+   * A copy of Iceberg's input partition that reads `tasks` (some of its task group's, with
+   * the group's grouping key) and is otherwise the same: its table, schema and file IO are
+   * the partition's own. Copied through Java serialization (Iceberg's input partitions are
+   * Serializable), then field by field, transient ones too, but for the task group.
+   */
+  private def withTasks(input: InputPartition, tasks: Seq[FileScanTask]): InputPartition = {
+    val loader = input.getClass.getClassLoader
+    val group = call(input, "taskGroup").asInstanceOf[ScanTaskGroup[_ <: AnyRef]]
+    val narrowedGroup = Class.forName("org.apache.iceberg.BaseScanTaskGroup", true, loader)
+      .getConstructor(classOf[StructLike], classOf[java.util.Collection[_]])
+      .newInstance(group.groupingKey, tasks.asJava)
+    val bytes = new ByteArrayOutputStream()
+    val out = new ObjectOutputStream(bytes)
+    out.writeObject(input)
+    out.close()
+    val in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray)) {
+      override def resolveClass(desc: ObjectStreamClass): Class[_] =
+        try Class.forName(desc.getName, false, loader)
+        catch { case _: ClassNotFoundException => super.resolveClass(desc) }
+    }
+    val copy = in.readObject().asInstanceOf[InputPartition]
+    input.getClass.getDeclaredFields.filterNot(f => Modifier.isStatic(f.getModifiers)).foreach { field =>
+      field.setAccessible(true)
+      field.set(copy, if (field.getName == "taskGroup") narrowedGroup else field.get(input))
+    }
+    copy
   }
 
   /** The tasks as Parquet data file tasks, if they all are. */

@@ -37,6 +37,9 @@ private[sparkbloom] trait SparkShim {
   /** The input partitions a partition of a DataSource V2 scan's RDD reads: 4.2 made them one, or none. */
   def inputPartitionsOf(partition: Partition): Seq[InputPartition]
 
+  /** A partition of a DataSource V2 scan's RDD, at `index`, that reads `inputs` (at most one from 4.2 on). */
+  def partitionReading(index: Int, inputs: Seq[InputPartition]): Partition
+
   /** Whether equal values of this string type are equal bytes: 4.0 added collations. */
   def bytewiseEquality(stringType: StringType): Boolean
 

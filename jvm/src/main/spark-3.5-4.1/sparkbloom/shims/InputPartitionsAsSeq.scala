@@ -12,4 +12,7 @@ private[sparkbloom] trait InputPartitionsAsSeq extends SparkShim {
     case p: DataSourceRDDPartition => p.inputPartitions.toSeq
     case other => throw new IllegalArgumentException(s"not a partition of a DataSource V2 scan: $other")
   }
+
+  override def partitionReading(index: Int, inputs: Seq[InputPartition]): Partition =
+    new DataSourceRDDPartition(index, inputs.toList)
 }

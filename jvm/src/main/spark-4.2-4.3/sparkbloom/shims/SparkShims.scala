@@ -23,4 +23,9 @@ private[sparkbloom] object SparkShims
     case p: DataSourceRDDPartition => p.inputPartition.toSeq
     case other => throw new IllegalArgumentException(s"not a partition of a DataSource V2 scan: $other")
   }
+
+  override def partitionReading(index: Int, inputs: Seq[InputPartition]): Partition = {
+    require(inputs.size <= 1, s"a partition of a DataSource V2 scan reads at most one input, not ${inputs.size}")
+    new DataSourceRDDPartition(index, inputs.headOption)
+  }
 }
