@@ -477,6 +477,26 @@ def test_table_index_covers_the_current_snapshot_and_serves_every_snapshot(spark
     assert sparkbloom.drop_index(spark, table) is True
 
 
+def test_footers_are_read_through_the_tables_own_file_io(spark: SparkSession) -> None:
+    """Files that only the table's FileIO reads (Iceberg's in-memory IO; Hadoop has no file
+    system for their scheme, as it has no credentials for a catalog that vends them) are
+    judged through that IO, at planning and for join keys."""
+    name = f"memory.db.t{random.randrange(10**9)}"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS memory.db")
+    try:
+        lookup_table(spark, name, files=4, rows=2000)
+        files = data_files(spark, name)
+        assert len(files) == 4 and all(f.startswith("mem:") for f in files), files
+        got, pruning = lookup(spark, f"SELECT * FROM {name} WHERE k = '{key_of(7)}'")
+        assert got == expected(spark, name, lambda r: r["k"] == key_of(7)) and len(got) == 1
+        assert pruning["files_skipped"] == 3, pruning
+        spark.sql(f"CREATE OR REPLACE TEMP VIEW dim_memory AS SELECT * FROM VALUES ('{key_of(1999)}') AS v(k)")
+        got, pruning = lookup(spark, f"SELECT t.id FROM {name} t JOIN dim_memory d ON t.k = d.k")
+        assert got == [(1999,)] and pruning["join_keys"] == 1 and pruning["files_skipped"] == 3, pruning
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name} PURGE")
+
+
 def test_filters_iceberg_writes_are_read_by_other_engines(spark: SparkSession, table: str) -> None:
     """Iceberg's writer, given sparkbloom's settings, writes filters DuckDB and DataFusion
     read: an absent key is ruled out in every row group, a present one nowhere it is."""

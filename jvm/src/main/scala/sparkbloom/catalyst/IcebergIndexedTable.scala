@@ -9,6 +9,7 @@ import org.apache.spark.sql.types.StructType
 
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.index.IndexedTable
+import sparkbloom.read.FileOpener
 
 /**
  * An Apache Iceberg table, as its index covers it: the Parquet data files of its current
@@ -48,6 +49,9 @@ private[sparkbloom] final case class IcebergIndexedTable(root: Path, table: Tabl
           throw new SparkBloomException(s"cannot index ${table.name}: column $c has no field id"))))
 
   override def immutableFiles: Boolean = true
+
+  // the table's own IO, with its catalog's credentials
+  override lazy val opener: FileOpener = IcebergScans.readTable(table)(IcebergTasks.openerOf(table))
 }
 
 private[sparkbloom] object IcebergIndexedTable {

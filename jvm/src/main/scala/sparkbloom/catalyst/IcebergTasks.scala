@@ -16,7 +16,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.connector.read.{InputPartition, Scan}
 import org.apache.spark.sql.execution.datasources.PartitionDirectory
 
-import sparkbloom.read.PruningStats
+import sparkbloom.read.{FileOpener, PruningStats}
 
 /**
  * An Iceberg batch scan's task list, pruned through the pair of methods Iceberg's own
@@ -116,10 +116,14 @@ private[catalyst] object IcebergTasks {
     val schema = call(scan, "projection", "expectedSchema").asInstanceOf[Schema]
     // Iceberg reads dates and timestamps as stored, never rebased from the hybrid calendar
     val options = Map(ListingPruner.RebaseModeOption -> "CORRECTED")
-    val location = call(scan, "table").asInstanceOf[Table].location
+    val table = call(scan, "table").asInstanceOf[Table]
     new ListingPruner(session, options, selectRowGroups = false, IcebergColumns(fieldIds(schema)),
-      indexRoots = () => Seq(new Path(location)), partitionColumns = () => Nil, immutableFiles = true)
+      indexRoots = () => Seq(new Path(table.location)), partitionColumns = () => Nil, immutableFiles = true,
+      opener = IcebergFileOpener(table.io))
   }
+
+  /** The files of Iceberg's `SparkTable` opened through the table's own IO. */
+  def openerOf(sparkTable: AnyRef): FileOpener = IcebergFileOpener(icebergTable(sparkTable).io)
 
   /** Where the table of Iceberg's `SparkTable` is: its table index's root. */
   def location(sparkTable: AnyRef): String = icebergTable(sparkTable).location

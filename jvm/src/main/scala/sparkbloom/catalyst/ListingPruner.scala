@@ -14,7 +14,7 @@ import org.apache.spark.sql.execution.datasources.{PartitionDirectory, Partition
 import org.apache.spark.sql.internal.SQLConf
 
 import sparkbloom.index.{IndexLayout, IndexVerdict, TableIndex}
-import sparkbloom.read.{ExecutorProbing, FileIdentity, FileJudgement, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection, TaskReaders}
+import sparkbloom.read.{ExecutorProbing, FileIdentity, FileJudgement, FileOpener, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection, TaskReaders}
 import sparkbloom.predicate.PointPredicate
 import sparkbloom.runtime.BloomRuntime
 import sparkbloom.settings.SparkBloomConf
@@ -89,7 +89,8 @@ private[sparkbloom] final class ListingPruner(
     fileColumns: FileColumns,
     indexRoots: () => Seq[Path],
     partitionColumns: () => Seq[String],
-    immutableFiles: Boolean) {
+    immutableFiles: Boolean,
+    opener: FileOpener = FileOpener.HadoopFileSystem) {
   import ListingPruner.{Listed, RebaseModeOption}
 
   @volatile private var last: Option[Listed] = None
@@ -172,7 +173,9 @@ private[sparkbloom] final class ListingPruner(
     val runtime = BloomRuntime.of(session.sparkContext)
     val parallelism = runtime.settings.parallelism
     val hadoopConf = session.sessionState.newHadoopConfWithOptions(options)
-    val files = FileIdentity.withEtags(listedFiles, hadoopConf)
+    // a table's own IO reads by path: the etags of Hadoop's file system are no identity of its files
+    val files =
+      if (opener == FileOpener.HadoopFileSystem) FileIdentity.withEtags(listedFiles, hadoopConf) else listedFiles
     val judgements = FilePruner.inParallel(files.size, parallelism)(i =>
       FileJudgement(FileIdentity.of(files(i)), judgedIn))
     val cache = Some(runtime(ProbeCache)).filter(_ => SparkBloomConf.usesCache(conf))
@@ -181,7 +184,8 @@ private[sparkbloom] final class ListingPruner(
       cache.map(c => ProbeCache.Scoped(c, c.scopeOf(session, hadoopConf))),
       conf.caseSensitiveAnalysis,
       legacyCalendarSession = legacyCalendarInRead(conf),
-      parallelism = parallelism)
+      parallelism = parallelism,
+      opener = opener)
     val byIndex =
       if (SparkBloomConf.indexEnabled(conf)) judgeByIndexes(files, inFiles.get, hadoopConf, conf, parallelism)
       else new Array[IndexVerdict](files.size)
@@ -191,7 +195,7 @@ private[sparkbloom] final class ListingPruner(
       if (ExecutorProbing.wanted(toOpen.size, SparkBloomConf.executorProbingAbove(conf), hadoopConf)) {
         try {
           ExecutorProbing.judge(session, hadoopConf, toOpen.map(files), inFiles.get, conf.caseSensitiveAnalysis,
-            legacyCalendarInRead(conf), parallelism, cache.isDefined)
+            legacyCalendarInRead(conf), parallelism, cache.isDefined, opener)
         } catch {
           // a failed or cancelled probing job costs the pruning, not the query
           case scala.util.control.NonFatal(e) =>

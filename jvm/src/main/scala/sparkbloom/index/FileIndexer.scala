@@ -15,7 +15,7 @@ import org.apache.parquet.schema.{MessageType, PrimitiveType, Types}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 
 import sparkbloom.hashing.ColumnValueHashes
-import sparkbloom.read.{FileIdentity, FilterLookup, FooterSummary, OpenedFile}
+import sparkbloom.read.{FileIdentity, FileOpener, FilterLookup, FooterSummary, OpenedFile}
 import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
 
 /**
@@ -49,10 +49,11 @@ private[sparkbloom] object FileIndexer {
       caseSensitive: Boolean,
       fpp: Double,
       maxBytes: Int,
-      conf: Configuration): Result = {
+      conf: Configuration,
+      opener: FileOpener = FileOpener.HadoopFileSystem): Result = {
     val identity = FileIdentity.of(status)
     // Footer and filters as the pruner reads them; the values through parquet-java's reader.
-    OpenedFile.using(status, conf, cache = None) { opened =>
+    OpenedFile.using(status, conf, cache = None, opener) { opened =>
       val footer = opened.footer
       val reader = opened.parquetReader
       val schema = reader.getFooter.getFileMetaData.getSchema

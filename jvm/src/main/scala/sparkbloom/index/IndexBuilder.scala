@@ -12,7 +12,7 @@ import org.apache.spark.util.SerializableConfiguration
 
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.index.IndexLayout.{ColumnData, ColumnEntry, Manifest}
-import sparkbloom.read.FileIdentity
+import sparkbloom.read.{FileIdentity, FileOpener}
 import sparkbloom.sbbf.{FilterEstimates, FilterSizing, SplitBlockBloomFilter}
 import sparkbloom.settings.SparkBloomConf
 
@@ -69,7 +69,7 @@ private[sparkbloom] object IndexBuilder {
     val relative = new TableIndex(qualifiedRoot, Manifest(0, Nil, 0, 0, Nil), IndexedSeq.empty)
     // a table format's files may lie outside its root: they stay unindexed
     val results = indexFiles(spark, qualifiedRoot, settled.flatMap(f => relative.relativePath(f).map(f -> _)), resolved,
-      table.fieldIds(spark, resolved), targetFpp, maxBytes)
+      table.fieldIds(spark, resolved), table.opener, targetFpp, maxBytes)
     val segmentName = s"segment-${java.util.UUID.randomUUID()}.sbi"
     writeSegment(fs, new Path(dir, segmentName), results, resolved)
     val kept = incremental.map(_.manifest.segments).getOrElse(Nil)
@@ -86,7 +86,7 @@ private[sparkbloom] object IndexBuilder {
     else FileIdentity.withEtags(table.files(spark), spark.sessionState.newHadoopConf())
 
   private def indexFiles(spark: SparkSession, root: Path, files: IndexedSeq[(FileStatus, String)], columns: Seq[String],
-      fieldIds: Option[Seq[Int]], fpp: Double, maxBytes: Int): IndexedSeq[FileIndexer.Result] = {
+      fieldIds: Option[Seq[Int]], opener: FileOpener, fpp: Double, maxBytes: Int): IndexedSeq[FileIndexer.Result] = {
     if (files.isEmpty) return IndexedSeq.empty
     val sc = spark.sparkContext
     val shipped = new SerializableConfiguration(spark.sessionState.newHadoopConf())
@@ -97,7 +97,8 @@ private[sparkbloom] object IndexBuilder {
     try {
       sc.parallelize(files, tasks).flatMap { case (status, relativePath) =>
         try
-          Some(FileIndexer.index(status, relativePath, columns, fieldIds, caseSensitive, fpp, maxBytes, shipped.value))
+          Some(FileIndexer.index(status, relativePath, columns, fieldIds, caseSensitive, fpp, maxBytes, shipped.value,
+              opener))
         catch {
           case NonFatal(e) =>
             LoggerFactory.getLogger(getClass).warn(

@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRela
 import org.apache.spark.sql.types.StructType
 
 import sparkbloom.errors.SparkBloomException
-import sparkbloom.read.ParquetFileListing
+import sparkbloom.read.{FileOpener, ParquetFileListing}
 import sparkbloom.write.BloomWriteOptions
 
 /**
@@ -39,6 +39,9 @@ private[sparkbloom] trait IndexedTable {
    * and length identify a file: its listing's times are not compared, no change time is read.
    */
   def immutableFiles: Boolean = false
+
+  /** How the table's files are opened to be indexed. */
+  def opener: FileOpener = FileOpener.HadoopFileSystem
 }
 
 private[sparkbloom] object IndexedTable {

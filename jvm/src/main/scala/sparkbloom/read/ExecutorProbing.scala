@@ -41,7 +41,8 @@ private[sparkbloom] object ExecutorProbing {
       caseSensitive: Boolean,
       legacyCalendarSession: Boolean,
       parallelism: Int,
-      useCache: Boolean): (IndexedSeq[FileVerdict], Long) = {
+      useCache: Boolean,
+      opener: FileOpener): (IndexedSeq[FileVerdict], Long) = {
     val sc = session.sparkContext
     val conf = new SerializableConfiguration(hadoopConf)
     // The statuses themselves, Java-serialized whatever spark.serializer is: an object store's
@@ -62,7 +63,7 @@ private[sparkbloom] object ExecutorProbing {
           if (SparkEnv.get.executorId != DriverExecutorId) ProbeCache.shared.followDriver(invalidations)
           // No decryption keys travel: the driver probes itself when a crypto factory is set.
           val pruner = new FilePruner(conf.value, Some(ProbeCache.Scoped(ProbeCache.shared, "")).filter(_ => useCache),
-            caseSensitive, legacyCalendarSession, parallelism)
+            caseSensitive, legacyCalendarSession, parallelism, opener)
           val verdicts = pruner.judge(statuses, predicate)
             .map(v => Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray), v.rowKeys))
           Iterator((verdicts, pruner.filterBytesRead))

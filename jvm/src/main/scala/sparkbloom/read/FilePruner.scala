@@ -38,7 +38,8 @@ private[sparkbloom] final case class FileVerdict(status: FileStatus, rowGroups: 
  * logged once per file and column.
  */
 private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Option[ProbeCache.Scoped],
-    caseSensitive: Boolean, legacyCalendarSession: Boolean, parallelism: Int) {
+    caseSensitive: Boolean, legacyCalendarSession: Boolean, parallelism: Int,
+    opener: FileOpener = FileOpener.HadoopFileSystem) {
   import FilePruner._
 
   private val filterBytes = new AtomicLong()
@@ -79,7 +80,7 @@ private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Opt
       warnOnce(path, "", message)
       FileVerdict(status, -1, IndexedSeq.empty)
     }
-    try OpenedFile.using(status, hadoopConf, cache) { file =>
+    try OpenedFile.using(status, hadoopConf, cache, opener) { file =>
         scala.util.Try(file.footer) match {
           case scala.util.Success(footer) => judgeRowGroups(path, status, file, footer, predicate)
           case scala.util.Failure(e) => unjudged(s"sparkbloom cannot read the footer of $path; the file is read: $e")

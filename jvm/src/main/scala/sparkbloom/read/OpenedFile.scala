@@ -9,8 +9,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
 import org.apache.parquet.HadoopReadOptions
 import org.apache.parquet.hadoop.ParquetFileReader
-import org.apache.hadoop.util.functional.FutureIO
-import org.apache.parquet.hadoop.util.{HadoopInputFile, HadoopStreams}
+import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.parquet.io.{DelegatingSeekableInputStream, InputFile, SeekableInputStream}
 
 import sparkbloom.sbbf.SplitBlockBloomFilter
@@ -23,10 +22,16 @@ import sparkbloom.sbbf.SplitBlockBloomFilter
  * decrypts the footer and encrypted filters.
  */
 private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Configuration,
-    cache: Option[ProbeCache.Scoped]) {
+    cache: Option[ProbeCache.Scoped], opener: FileOpener) {
 
   private lazy val cached = cache.map(c => (c.cache, FileKey.of(status, c.scope)))
-  private lazy val input = HadoopInputFile.fromStatus(status, hadoopConf)
+  private lazy val input: InputFile =
+    if (opener == FileOpener.HadoopFileSystem) HadoopInputFile.fromStatus(status, hadoopConf)
+    else new InputFile {
+      override def getLength: Long = status.getLen
+      override def newStream(): SeekableInputStream = opener.open(status, hadoopConf)
+      override def toString: String = status.getPath.toString
+    }
   // Never the deprecated signed-order string min/max a reader may opt into for old files
   // (parquet.strings.signed-min-max.enabled): the footer is cached for every later read, which
   // did not opt in, and they can rule out strings outside ASCII that the file holds.
@@ -36,20 +41,10 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
   private var reader: ParquetFileReader = _
   private var bytesRead = 0L
 
-  /**
-   * A status with an etag is the file system's own (a listing's, or a HEAD's): opened with it,
-   * an object store asks no HEAD the listing answered, and S3A reads only the version that
-   * etag names. Any other status is not handed over: S3A would take it for a version of
-   * unknown etag, and its analytics stream (Hadoop 3.5's default) then serves the bytes of
-   * whatever version of the path it has seen. Read through [[TailReadStream]].
-   */
+  /** The file, opened once by its opener, read through [[TailReadStream]]. */
   private def stream(): SeekableInputStream = {
     if (opened == null) {
-      val fs = status.getPath.getFileSystem(hadoopConf)
-      val builder = fs.openFile(status.getPath).opt("fs.option.openfile.read.policy", "random")
-      if (FileIdentity.etagOf(status).nonEmpty) builder.withFileStatus(status)
-      val file = FutureIO.awaitFuture(builder.build())
-      opened = new TailReadStream(HadoopStreams.wrap(file), status.getLen, OpenedFile.TailBytes)
+      opened = new TailReadStream(opener.open(status, hadoopConf), status.getLen, OpenedFile.TailBytes)
     }
     opened
   }
@@ -138,9 +133,9 @@ private[sparkbloom] object OpenedFile {
    */
   val TailBytes: Int = 256 * 1024
 
-  def using[T](status: FileStatus, hadoopConf: Configuration, cache: Option[ProbeCache.Scoped])(
-      work: OpenedFile => T): T = {
-    val file = new OpenedFile(status, hadoopConf, cache)
+  def using[T](status: FileStatus, hadoopConf: Configuration, cache: Option[ProbeCache.Scoped],
+      opener: FileOpener = FileOpener.HadoopFileSystem)(work: OpenedFile => T): T = {
+    val file = new OpenedFile(status, hadoopConf, cache, opener)
     try work(file)
     finally file.close()
   }
