@@ -437,6 +437,12 @@ def test_table_index_covers_the_current_snapshot_and_serves_every_snapshot(spark
         got, pruning = lookup(spark, f"SELECT * FROM {table} WHERE k = '{key_of(i)}'")
         assert got == expected(spark, table, lambda r, i=i: r["k"] == key_of(i)) and len(got) == (i % 10 != 0)
         assert pruning["files_skipped_by_index"] == files - 1, pruning
+    # time travel and a tag read the first snapshot's files, all indexed (before the rename:
+    # Iceberg 1.11 cannot plan an older snapshot's scan with delete files after one)
+    spark.sql(f"ALTER TABLE {table} CREATE TAG before_deletes AS OF VERSION {first}")
+    for version in (first, "'before_deletes'"):
+        got, pruning = lookup(spark, f"SELECT id FROM {table} VERSION AS OF {version} WHERE k = '{key_of(1230)}'")
+        assert got == [(1230,)] and pruning["files_skipped_by_index"] == files - 1, pruning
     # a rename: the index finds the column by its field id
     spark.sql(f"ALTER TABLE {table} RENAME COLUMN k TO key")
     got, pruning = lookup(spark, f"SELECT * FROM {table} WHERE key = 'absent'")
@@ -445,11 +451,6 @@ def test_table_index_covers_the_current_snapshot_and_serves_every_snapshot(spark
     keys(spark, 5000, 100, 1).withColumnRenamed("k", "key").writeTo(table).append()
     got, pruning = lookup(spark, f"SELECT id FROM {table} WHERE key = '{key_of(5050)}'")
     assert got == [(5050,)] and pruning["files_covered_by_index"] == files, pruning
-    # time travel and a tag read the first snapshot's files, all indexed, in its schema
-    spark.sql(f"ALTER TABLE {table} CREATE TAG before_deletes AS OF VERSION {first}")
-    for version in (first, "'before_deletes'"):
-        got, pruning = lookup(spark, f"SELECT id FROM {table} VERSION AS OF {version} WHERE k = '{key_of(1230)}'")
-        assert got == [(1230,)] and pruning["files_skipped_by_index"] == files - 1, pruning
     # the refresh reads only the new file, under the column's name now
     with pytest.raises(Exception, match="no longer the table's"):
         sparkbloom.build_index(spark, table)
