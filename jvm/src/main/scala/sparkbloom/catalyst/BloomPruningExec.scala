@@ -131,12 +131,14 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
       source <- under(scanned) { case d: DataSourceRDD => d }
       planned = source.partitions.toSeq.map(SparkShims.inputPartitionsOf)
       narrowed <- IcebergScans.narrowedByKeys(session, b.scan, planned, keys)
-    } yield (planned, narrowed)
-    decided.fold(scanned) { case (planned, (reads, stats)) =>
+    } yield (source, planned, narrowed)
+    decided.fold(scanned) { case (source, planned, (reads, stats)) =>
       icebergByKeys = Some(stats)
       val changed = planned.indices.filter(i => reads(i).nonEmpty && reads(i) != planned(i))
+      // a narrowed partition is handed down only through RDDs that hand their own down as it is
+      val passedDown = source.partitions.indices.forall(i => scanned.partitions(i) eq source.partitions(i))
       val narrowed =
-        if (changed.isEmpty) scanned
+        if (changed.isEmpty || !passedDown) scanned
         else new NarrowedInputsRDD(scanned, changed.map(i => i -> SparkShims.partitionReading(i, reads(i))).toMap)
       val keep = reads.map(_.nonEmpty)
       if (keep.forall(identity)) narrowed else PartitionPruningRDD.create(narrowed, keep)

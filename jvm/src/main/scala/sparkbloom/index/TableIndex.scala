@@ -62,9 +62,10 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
   }
 
   /**
-   * The entry of a listed file whose listing matches it: (segment, file ordinal). Of a table
-   * whose files are `immutable` (Iceberg's: a path is never written twice), the path and
-   * length identify the file, whatever time its listing carries.
+   * The entry of a listed file whose listing matches it: (segment, file ordinal). An entry
+   * built from a table format's own file list (Iceberg's: no time, no etag; the format never
+   * writes a path twice) is the file's while its path and length are, for a scan of such a
+   * table (`immutable`); any other entry only while its whole listing is.
    */
   def entryOf(status: FileStatus, immutable: Boolean = false): Option[(Int, Int)] =
     relativePath(status).flatMap { rel =>
@@ -72,12 +73,19 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
       newestFirst.collectFirst { case Some(entry) => entry }
     }.filter { case (s, f) =>
       val identity = segments(s).file(f).identity
-      if (immutable) identity.length == status.getLen else identity.sameListing(status)
+      if (byPathAndLength(identity, immutable)) identity.length == status.getLen else identity.sameListing(status)
     }
 
-  /** [[entryOf]], with the change time checked too (one `stat` on local file systems) unless `immutable`. */
+  /** [[entryOf]], with the change time checked too (one `stat` on local file systems) but for a table format's entry. */
   def freshEntryOf(status: FileStatus, immutable: Boolean = false): Option[(Int, Int)] =
-    entryOf(status, immutable).filter { case (s, f) => immutable || unchanged(status, segments(s).file(f)) }
+    entryOf(status, immutable).filter { case (s, f) =>
+      val file = segments(s).file(f)
+      byPathAndLength(file.identity, immutable) || unchanged(status, file)
+    }
+
+  /** Whether an entry built from a table format's own file list serves a scan of such a table. */
+  private def byPathAndLength(identity: FileIdentity, immutable: Boolean): Boolean =
+    immutable && identity.modificationTime == 0 && identity.etag.isEmpty
 
   private def unchanged(status: FileStatus, file: IndexedFile): Boolean =
     file.identity.changeTime < 0 || FileIdentity.changeTimeOf(status.getPath) == file.identity.changeTime
@@ -112,7 +120,8 @@ private[sparkbloom] final class TableIndex(val root: Path, val manifest: Manifes
         try {
           entryOf(files(i), immutable).flatMap { case (s, f) =>
             val file = segments(s).file(f)
-            answers.verdict(s, f, file).filter(_ => immutable || unchanged(files(i), file))
+            answers.verdict(s, f, file).filter(_ =>
+              byPathAndLength(file.identity, immutable) || unchanged(files(i), file))
           }.orNull
         } catch {
           case NonFatal(e) =>
