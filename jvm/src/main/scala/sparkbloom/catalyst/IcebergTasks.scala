@@ -151,9 +151,11 @@ private[catalyst] object IcebergTasks {
       files: Seq[FileScanTask]): Set[String] = {
     val defaultFs = FileSystem.get(session.sessionState.newHadoopConf())
     val statuses = files.map(t => statusOf(t.file.location, t.file.fileSizeInBytes, defaultFs))
-    val taskPaths = statuses.map(_.getPath.toString).zip(files.map(pathOf)).toMap
+    // every task path each status stands for: two spellings of one location qualify alike
+    val taskPaths = statuses.map(_.getPath.toString).zip(files.map(pathOf)).groupBy(_._1)
+      .map { case (status, paths) => status -> paths.map(_._2) }
     pruner.keptListing(Nil, filters)(Seq(PartitionDirectory(InternalRow.empty, statuses.toArray)))
-      .flatMap(_.files.map(f => taskPaths(f.fileStatus.getPath.toString))).toSet
+      .flatMap(_.files.flatMap(f => taskPaths(f.fileStatus.getPath.toString))).toSet
   }
 
   /**
