@@ -25,7 +25,8 @@ object TableIndexCommands {
       StructField("files_indexed", IntegerType, nullable = false),
       StructField("files_not_indexed", IntegerType, nullable = false),
       StructField("segments", IntegerType, nullable = false),
-      StructField("rebuilt", BooleanType, nullable = false)))
+      StructField("rebuilt", BooleanType, nullable = false),
+      StructField("commit_attempts", IntegerType, nullable = false)))
 
   val DescribeSchema: StructType = StructType(Seq(
       StructField("table", StringType, nullable = false),
@@ -55,7 +56,8 @@ object TableIndexCommands {
     val built = IndexBuilder.build(spark, table, Option(columns).map(_.asScala.toSeq.map(_.trim)),
       Option(fpp).map(_.doubleValue))
     one(spark, BuildSchema,
-      Row(built.root.toString, built.filesIndexed, built.filesSkipped, built.segments, built.rebuilt))
+      Row(built.root.toString, built.filesIndexed, built.filesSkipped, built.segments, built.rebuilt,
+        built.commitAttempts))
   }
 
   def describe(spark: SparkSession, pathOrTable: String): DataFrame = {

@@ -2,6 +2,7 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.index
 
+import scala.collection.mutable
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
@@ -31,54 +32,146 @@ private[sparkbloom] object IndexBuilder {
   /** Segments a refresh may add before the next one rebuilds: each costs a read per key. */
   val MaxSegments = 8
 
-  final case class Built(root: Path, filesIndexed: Int, filesSkipped: Int, segments: Int, rebuilt: Boolean)
+  /**
+   * @param commitAttempts the versions it tried to commit: 1 unless concurrent writers took
+   *                       them first
+   */
+  final case class Built(root: Path, filesIndexed: Int, filesSkipped: Int, segments: Int, rebuilt: Boolean,
+      commitAttempts: Int)
 
-  def build(spark: SparkSession, table: IndexedTable, columns: Option[Seq[String]], fpp: Option[Double]): Built = {
-    val root = table.root
-    val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
-    val qualifiedRoot = fs.makeQualified(root)
-    val dir = IndexLayout.dirOf(qualifiedRoot)
-    val latest = IndexLayout.latestManifest(fs, dir)
-    val existing = latest.flatMap { listed =>
-      try Some(TableIndex.load(fs, qualifiedRoot, listed))
-      catch { case NonFatal(e) => log.warn(s"sparkbloom rebuilds the index at $dir, which cannot be read: $e"); None }
-    }
-    val wanted = columns.orElse(existing.map(_.manifest.columns)).getOrElse(
-      throw new SparkBloomException(s"there is no index at $qualifiedRoot to refresh: name the columns to index"))
-    val targetFpp = fpp.orElse(existing.map(_.manifest.fpp)).getOrElse(SparkBloomConf.writeFpp(spark.sessionState.conf))
-    if (!(targetFpp > 0 && targetFpp < 1))
-      throw new SparkBloomException(s"the index fpp must be in (0, 1), got $targetFpp")
-    val resolved = table.fileColumns(spark, wanted, held = columns.isEmpty)
-    val maxBytes = FilterSizing.largestPowerOfTwoAtMost(
-      math.max(SparkBloomConf.writeMaxBytes(spark.sessionState.conf).getOrElse(FilterSizing.MinDefaultCeiling).toLong,
-        SplitBlockBloomFilter.BytesPerBlock)).toInt
-    val incremental = existing.filter { e =>
-      e.manifest.columns.map(_.toLowerCase) == resolved.map(_.toLowerCase) && e.manifest.fpp == targetFpp &&
-      e.manifest.maxBytes == maxBytes && e.segments.size < MaxSegments
-    }
-    val files = currentFiles(spark, table)
-    val now = System.currentTimeMillis()
-    val candidates = files.filter(f => incremental.forall(_.freshEntryOf(f, table.immutableFiles).isEmpty))
-    val (settled, unsettled) =
-      candidates.partition(f => table.immutableFiles || !FileIdentity.of(f).unsettled(now))
-    val nextVersion = latest.map(_.version + 1).getOrElse(1L)
-    if (incremental.isDefined && settled.isEmpty) {
-      return Built(qualifiedRoot, 0, unsettled.size, incremental.get.segments.size, rebuilt = false)
-    }
-    if (!fs.exists(dir)) fs.mkdirs(dir)
-    val relative = new TableIndex(qualifiedRoot, Manifest(0, Nil, 0, 0, Nil), IndexedSeq.empty)
-    // a table format's files may lie outside its root: they stay unindexed
-    val results = indexFiles(spark, qualifiedRoot, settled.flatMap(f => relative.relativePath(f).map(f -> _)), resolved,
-      table.fieldIds(spark, resolved), table.opener, targetFpp, maxBytes)
-    val segmentName = s"segment-${java.util.UUID.randomUUID()}.sbi"
-    writeSegment(fs, new Path(dir, segmentName), results, resolved)
-    val kept = incremental.map(_.manifest.segments).getOrElse(Nil)
-    IndexLayout.writeManifest(fs, dir, Manifest(nextVersion, resolved, targetFpp, maxBytes, kept :+ segmentName))
-    if (incremental.isEmpty) removeUnreferenced(fs, dir, (kept :+ segmentName).toSet, nextVersion)
-    TableIndex.invalidate(dir.toString)
-    Built(qualifiedRoot, results.size, unsettled.size + (settled.size - results.size), kept.size + 1,
-      incremental.isEmpty)
+  /** A segment this build wrote and has not seen committed, with the settings it was written for. */
+  private final case class Written(segment: LoadedSegment, settings: Settings)
+
+  /** What an index version is built for: its columns as the files name them, fpp and filter ceiling. */
+  private final case class Settings(columns: Seq[String], fpp: Double, maxBytes: Int) {
+    def of(manifest: Manifest): Boolean =
+      manifest.columns.map(_.toLowerCase) == columns.map(_.toLowerCase) && manifest.fpp == fpp &&
+      manifest.maxBytes == maxBytes
   }
+
+  /**
+   * Builds or refreshes the index of `table` and commits it as the next version. Concurrent
+   * writers (other refreshes, a write's background refresh, other processes) are expected:
+   * a version another writer took first is not an error. The build then re-reads the newest
+   * version, indexes only the files that version and its own unpublished segments lack,
+   * and tries the next one, after a jittered back-off, up to `spark.sparkbloom.index.commitAttempts`
+   * times. Bad input fails on the first attempt, before anything is written.
+   */
+  def build(spark: SparkSession, table: IndexedTable, columns: Option[Seq[String]], fpp: Option[Double]): Built = {
+    val sessionConf = spark.sessionState.conf
+    val fs = table.root.getFileSystem(spark.sessionState.newHadoopConf())
+    val root = fs.makeQualified(table.root)
+    val dir = IndexLayout.dirOf(root)
+    val attempts = SparkBloomConf.indexCommitAttempts(sessionConf)
+    val maxBytes = FilterSizing.largestPowerOfTwoAtMost(
+      math.max(SparkBloomConf.writeMaxBytes(sessionConf).getOrElse(FilterSizing.MinDefaultCeiling).toLong,
+        SplitBlockBloomFilter.BytesPerBlock)).toInt
+    val resolvedColumns = mutable.Map.empty[(Seq[String], Boolean), Seq[String]]
+    lazy val files = currentFiles(spark, table)
+    var written = Vector.empty[Written]
+    var attempt = 1
+    while (true) {
+      val latest = IndexLayout.latestManifest(fs, dir)
+      val existing = latest.flatMap { listed =>
+        try Some(TableIndex.load(fs, root, listed))
+        catch { case NonFatal(e) => log.warn(s"sparkbloom rebuilds the index at $dir, which cannot be read: $e"); None }
+      }
+      val wanted = columns.orElse(existing.map(_.manifest.columns)).getOrElse(
+        throw new SparkBloomException(s"there is no index at $root to refresh: name the columns to index"))
+      val targetFpp = fpp.orElse(existing.map(_.manifest.fpp)).getOrElse(SparkBloomConf.writeFpp(sessionConf))
+      if (!(targetFpp > 0 && targetFpp < 1))
+        throw new SparkBloomException(s"the index fpp must be in (0, 1), got $targetFpp")
+      val settings = Settings(resolvedColumns.getOrElseUpdate((wanted, columns.isEmpty),
+        table.fileColumns(spark, wanted, held = columns.isEmpty)), targetFpp, maxBytes)
+      // a segment of ours the newest version names was committed (its answer lost on the way back)
+      val published = existing.map(_.manifest.segments.toSet).getOrElse(Set.empty[String])
+      written = written.filterNot(w => published.contains(w.segment.path.getName))
+      val (usable, unusable) = written.partition(_.settings == settings)
+      unusable.foreach(w => deleteQuietly(fs, w.segment.path)) // never named by any version
+      written = usable
+      val base = existing.filter(e => settings.of(e.manifest) && e.segments.size + written.size < MaxSegments)
+      val outcome = attemptCommit(spark, table, fs, root, latest, base, settings, files, written)
+      written = outcome.written
+      outcome.built match {
+        case Some(built) => return built.copy(commitAttempts = attempt)
+        case None if attempt >= attempts =>
+          throw new SparkBloomException(s"the index at $dir was changed by other writers $attempts times while " +
+            "this build tried to commit (each time it read the newest version and indexed only what that lacked); " +
+            s"run it again, or raise ${SparkBloomConf.IndexCommitAttempts.key}")
+        case None =>
+          log.info(s"sparkbloom: another writer committed version ${latest.fold(1L)(_.version + 1)} of the index " +
+            s"at $dir first; trying again on the newest version (attempt ${attempt + 1} of $attempts)")
+          Thread.sleep(backoffMs(attempt))
+          attempt += 1
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  /** What one attempt did: the build if it committed (or had nothing to add), and the segments it holds unpublished. */
+  private final case class Attempt(built: Option[Built], written: Vector[Written])
+
+  /**
+   * Indexes what `base` (the newest version, if this one adds to it; None: a rebuild) and
+   * `written` lack, and commits the version after `latest`.
+   */
+  private def attemptCommit(spark: SparkSession, table: IndexedTable, fs: FileSystem, root: Path,
+      latest: Option[IndexLayout.Listed], base: Option[TableIndex], settings: Settings,
+      files: IndexedSeq[FileStatus], alreadyWritten: Vector[Written]): Attempt = {
+    val dir = IndexLayout.dirOf(root)
+    val baseSegments = base.map(_.segments).getOrElse(IndexedSeq.empty)
+    def covering(segments: IndexedSeq[LoadedSegment]) =
+      new TableIndex(root, Manifest(0, settings.columns, settings.fpp, settings.maxBytes, Nil), segments)
+    val inBase = covering(baseSegments)
+    val now = System.currentTimeMillis()
+    // a table format's files may lie outside its root: they stay unindexed
+    val (lacking, outside) = files.filter(inBase.freshEntryOf(_, table.immutableFiles).isEmpty)
+      .map(f => f -> inBase.relativePath(f)).partition(_._2.isDefined)
+    val (settled, unsettled) = lacking.partition { case (f, _) =>
+      table.immutableFiles || !FileIdentity.of(f).unsettled(now)
+    }
+    val notIndexed = unsettled.size + outside.size
+    if (base.isDefined && settled.isEmpty) {
+      // the newest version covers everything: what this build wrote before is not needed
+      alreadyWritten.foreach(w => deleteQuietly(fs, w.segment.path))
+      return Attempt(Some(Built(root, 0, notIndexed, baseSegments.size, rebuilt = false, 0)), Vector.empty)
+    }
+    val inWritten = covering(alreadyWritten.map(_.segment))
+    val toIndex = settled.filter { case (f, _) => inWritten.freshEntryOf(f, table.immutableFiles).isEmpty }
+    var written = alreadyWritten
+    if (toIndex.nonEmpty || written.isEmpty) {
+      if (!fs.exists(dir)) fs.mkdirs(dir)
+      val results = indexFiles(spark, root, toIndex.map { case (f, rel) => f -> rel.get }, settings.columns,
+        table.fieldIds(spark, settings.columns), table.opener, settings.fpp, settings.maxBytes)
+      val path = new Path(dir, s"${IndexLayout.SegmentPrefix}${java.util.UUID.randomUUID()}.sbi")
+      val (directory, length) = writeSegment(fs, path, results, settings.columns)
+      // never opened: it answers which files it covers until a version names it
+      val status = new FileStatus(length, false, 1, 0, System.currentTimeMillis(), path)
+      written :+= Written(new LoadedSegment(status, directory), settings)
+    }
+    val version = latest.fold(1L)(_.version + 1)
+    val manifest = Manifest(version, settings.columns, settings.fpp, settings.maxBytes,
+      (baseSegments.map(_.path.getName) ++ written.map(_.segment.path.getName)).toList)
+    if (!IndexLayout.commitManifest(fs, dir, manifest)) return Attempt(None, written)
+    TableIndex.invalidate(dir.toString)
+    val retentionMs = SparkBloomConf.indexRetentionMs(spark.sessionState.conf)
+    val removed = IndexRetention.removeExpired(fs, dir, latest.fold(Map.empty[String, FileStatus])(_.files), manifest,
+      retentionMs, System.currentTimeMillis())
+    if (removed.nonEmpty) log.info(s"sparkbloom removed ${removed.size} expired files of the index at $dir")
+    val indexed = written.map(_.segment.directory.files.size).sum
+    Attempt(Some(Built(root, indexed, notIndexed + (settled.size - indexed).max(0), manifest.segments.size,
+      base.isEmpty, 0)), Vector.empty)
+  }
+
+  /** Jittered exponential back-off: 50 ms doubling to 2 s, each between half and one and a half of it. */
+  private def backoffMs(attempt: Int): Long = {
+    val ceiling = math.min(2000L, 50L << math.min(attempt - 1, 10))
+    (ceiling / 2) + java.util.concurrent.ThreadLocalRandom.current().nextLong(ceiling)
+  }
+
+  private def deleteQuietly(fs: FileSystem, path: Path): Unit =
+    try fs.delete(path, false)
+    catch { case NonFatal(_) => }
 
   /** The table's files now, with etags where an object store gives them (never needed for immutable files). */
   private def currentFiles(spark: SparkSession, table: IndexedTable): IndexedSeq[FileStatus] =
@@ -111,7 +204,8 @@ private[sparkbloom] object IndexBuilder {
 
   /** Lines every unit of a column up to the largest unit's block count (within the ceiling). */
   private def writeSegment(
-      fs: FileSystem, path: Path, results: IndexedSeq[FileIndexer.Result], columns: Seq[String]): Unit = {
+      fs: FileSystem, path: Path, results: IndexedSeq[FileIndexer.Result], columns: Seq[String])
+      : (IndexLayout.SegmentDirectory, Long) = {
     val data = columns.indices.map { c =>
       val perFile = results.map(_.columns(c))
       val blocks = math.max(1,
@@ -127,17 +221,6 @@ private[sparkbloom] object IndexBuilder {
     }
     IndexLayout.writeSegment(fs, path, results.map(_.file), data)
   }
-
-  /** After a rebuild: older manifests and segments no manifest names any more. */
-  private def removeUnreferenced(fs: FileSystem, dir: Path, live: Set[String], version: Long): Unit =
-    fs.listStatus(dir).map(_.getPath).foreach { p =>
-      val name = p.getName
-      val stale = (name.startsWith("segment-") && !live.contains(name)) ||
-        (name.endsWith(".manifest") && name != s"v$version.manifest") || name.startsWith(".pending-")
-      if (stale)
-        try fs.delete(p, false)
-        catch { case NonFatal(_) => }
-    }
 
   def drop(spark: SparkSession, root: Path): Boolean = {
     val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
@@ -162,10 +245,11 @@ private[sparkbloom] object IndexBuilder {
     val qualifiedRoot = fs.makeQualified(root)
     val dir = IndexLayout.dirOf(qualifiedRoot)
     if (!fs.exists(dir)) return None
-    val index = IndexLayout.latestManifest(fs, dir).map(TableIndex.load(fs, qualifiedRoot, _))
-      .getOrElse(return None)
+    val listed = IndexLayout.latestManifest(fs, dir).getOrElse(return None)
+    val index = TableIndex.load(fs, qualifiedRoot, listed)
     val files = currentFiles(spark, table)
-    val bytes = fs.listStatus(dir).map(_.getLen).sum
+    // the index as it stands: superseded files kept for their retention are not part of it
+    val bytes = listed.manifest.getLen + index.segments.map(_.status.getLen).sum
     val columns = index.segments.flatMap(_.directory.columns)
     def perColumn[T](f: Seq[IndexLayout.SegmentColumn] => T): Map[String, T] =
       columns.groupBy(_.name).map { case (name, cs) => name -> f(cs) }

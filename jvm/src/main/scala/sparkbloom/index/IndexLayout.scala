@@ -15,8 +15,10 @@ import sparkbloom.sbbf.SplitBlockBloomFilter
  * The files of a table index, in `<table>/_sparkbloom_index/` (a name Spark's listing skips).
  *
  * - `v<N>.manifest`: the index's columns and fpp and its live segments, oldest first; the
- *   highest N is the index. Each change writes the next N without overwriting (a writer that
- *   loses a race fails rather than dropping the other's segment).
+ *   highest N is the index. Each change creates the next N, which exactly one writer can
+ *   ([[commitManifest]]); the others read the newest and try again ([[IndexBuilder]]).
+ *   Superseded manifests and the segments only they name are kept for a while
+ *   ([[IndexRetention]]), as readers and writers may still be using them.
  * - `segment-<uuid>.sbi`: immutable. For each column, the filters of its units (a whole
  *   file, or one row group of a file) at one power-of-two block count, **block-major**:
  *   block 0 of every unit, then block 1 of every unit, and so on. A key hashes to one block,
@@ -29,7 +31,10 @@ private[sparkbloom] object IndexLayout {
   val DirName = "_sparkbloom_index"
   private val ManifestMagic = 0x53424d31 // "SBM1"
   private val SegmentMagic = 0x53425331 // "SBS1"
-  private val ManifestName = """v(\d+)\.manifest""".r
+  val ManifestName = """v(\d+)\.manifest""".r
+  val SegmentPrefix = "segment-"
+  /** Bytes written aside before they take their name: hidden from listings (a leading dot). */
+  val PendingPrefix = ".pending-"
 
   def dirOf(root: Path): Path = new Path(root, DirName)
 
@@ -67,7 +72,12 @@ private[sparkbloom] object IndexLayout {
 
   final case class Manifest(version: Long, columns: Seq[String], fpp: Double, maxBytes: Int, segments: Seq[String])
 
-  def writeManifest(fs: FileSystem, dir: Path, manifest: Manifest): Unit = {
+  /**
+   * Commits `manifest` as `v<N>.manifest` unless that version exists: true if this writer
+   * made it, false if another writer has (read the newest and try the next version). A reader
+   * never sees half a manifest ([[ExclusiveCreate]]).
+   */
+  def commitManifest(fs: FileSystem, dir: Path, manifest: Manifest): Boolean = {
     val bytes = encoded { out =>
       out.writeInt(ManifestMagic)
       out.writeLong(manifest.version)
@@ -76,17 +86,10 @@ private[sparkbloom] object IndexLayout {
       writeStrings(out, manifest.columns)
       writeStrings(out, manifest.segments)
     }
-    val target = new Path(dir, s"v${manifest.version}.manifest")
-    // Written aside and renamed: a reader never sees half a manifest.
-    val pending = new Path(dir, s".pending-${java.util.UUID.randomUUID()}")
-    val stream = fs.create(pending, false)
-    try stream.write(withCrc(bytes))
-    finally stream.close()
-    if (fs.exists(target) || !fs.rename(pending, target)) {
-      fs.delete(pending, false)
-      throw new IOException(s"the index at $dir was changed by another writer ($target exists)")
-    }
+    ExclusiveCreate(fs, manifestPath(dir, manifest.version), withCrc(bytes))
   }
+
+  def manifestPath(dir: Path, version: Long): Path = new Path(dir, s"v$version.manifest")
 
   def readManifest(fs: FileSystem, status: FileStatus, version: Long): Manifest = {
     val path = status.getPath
@@ -155,7 +158,9 @@ private[sparkbloom] object IndexLayout {
   final case class ColumnData(name: String, numBlocks: Int, units: IndexedSeq[SplitBlockBloomFilter],
       maxUnitFpp: Double, entries: IndexedSeq[ColumnEntry])
 
-  def writeSegment(fs: FileSystem, path: Path, files: IndexedSeq[IndexedFile], columns: Seq[ColumnData]): Long = {
+  /** Writes a segment; returns its directory and length. */
+  def writeSegment(fs: FileSystem, path: Path, files: IndexedSeq[IndexedFile], columns: Seq[ColumnData])
+      : (SegmentDirectory, Long) = {
     val out = fs.create(path, false)
     try {
       val written = columns.map { column =>
@@ -175,10 +180,11 @@ private[sparkbloom] object IndexLayout {
           column.entries)
       }
       val directoryOffset = out.getPos
-      out.write(withCrc(encodeDirectory(SegmentDirectory(files, written.toIndexedSeq))))
+      val directory = SegmentDirectory(files, written.toIndexedSeq)
+      out.write(withCrc(encodeDirectory(directory)))
       out.writeLong(directoryOffset)
       out.writeInt(SegmentMagic)
-      out.getPos
+      (directory, out.getPos)
     } finally out.close()
   }
 

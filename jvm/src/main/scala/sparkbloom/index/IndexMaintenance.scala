@@ -11,19 +11,17 @@ import org.apache.spark.sql.execution.{CommandResultExec, QueryExecution, SparkP
 import org.apache.spark.sql.execution.command.DataWritingCommandExec
 import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
 import org.apache.spark.sql.util.QueryExecutionListener
-import org.slf4j.LoggerFactory
 
 import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
 
 /**
  * Keeps table indexes current after writes: once a Parquet write into an indexed table has
- * committed, its new files are indexed (a refresh, which reads only them), one refresh at a time
- * on the runtime's background thread. Until then they are simply not covered: a scan judges them
+ * committed, its new files are indexed (a refresh, which reads only them) on the runtime's
+ * background thread, coalesced per index ([[RefreshQueue]]). Until then they are simply not covered: a scan judges them
  * by their own footers, so a write is never hidden. Writes by other sessions or engines are
  * picked up by the next refresh, the same way.
  */
 private[sparkbloom] object IndexMaintenance {
-  private val log = LoggerFactory.getLogger(getClass)
 
   /** Sessions whose writes are watched (a listener each), kept by their runtime. */
   private final class Watched extends RuntimePart {
@@ -62,11 +60,8 @@ private[sparkbloom] object IndexMaintenance {
   private final class Listener(session: SparkSession) extends QueryExecutionListener {
     override def onSuccess(funcName: String, qe: QueryExecution, durationNs: Long): Unit = {
       writesIn(qe).flatMap(w => indexRoot(session, w.outputPath, w.partitionColumns.size)).distinct.foreach { root =>
-        BloomRuntime.of(session.sparkContext).background.execute(() =>
-          try IndexBuilder.build(session, IndexedTable.ParquetDirectory(root), None, None)
-          catch {
-            case NonFatal(e) => log.warn(s"sparkbloom could not refresh the index of $root after a write: $e")
-          })
+        BloomRuntime.of(session.sparkContext)(RefreshQueue).request(root.toString,
+          () => IndexBuilder.build(session, IndexedTable.ParquetDirectory(root), None, None))
       }
     }
 

@@ -101,6 +101,21 @@ object SparkBloomConf {
   val IndexEnabled: Setting[Boolean] = TypedSettings.boolean("spark.sparkbloom.index.enabled",
     "Whether scans consult a table's Bloom index (sparkbloom_build_index) before any footer.", true)
 
+  /**
+   * A lookup needs the files of the manifest it listed for seconds; a refresh needs the segment
+   * it wrote until it commits, seconds after writing it. An hour leaves room for slow stores and
+   * paused JVMs, and keeps at most an hour of superseded segments beside the index.
+   */
+  val IndexRetention: Setting[Long] = TypedSettings.millis("spark.sparkbloom.index.retention",
+    "How long a table index keeps a superseded manifest, and the segments only superseded manifests name, " +
+      "before a later commit removes them: readers and writers that started before the change may still use them.",
+    "1h", _ >= 0, "It must be 0 or more.")
+
+  /** Each retry re-reads the newest manifest (one LIST, one GET) and indexes only what it lacks. */
+  val IndexCommitAttempts: Setting[Int] = TypedSettings.int("spark.sparkbloom.index.commitAttempts",
+    "How many times a build or refresh of a table index tries to commit its version when concurrent writers " +
+      "take it first, re-reading the newest version between tries.", 20, _ >= 1, "It must be 1 or more.")
+
   /** See bench/README.md ("Table index") for how the default was measured. */
   val ExecutorProbingAbove: Setting[Int] = TypedSettings.int("spark.sparkbloom.pruning.executorProbingAbove",
     "Above this many files left to judge by their footers, footers and filters are read by a Spark job " +
@@ -111,6 +126,8 @@ object SparkBloomConf {
 
   def executorProbingAbove(conf: SQLConf): Int = ExecutorProbingAbove.in(conf)
   def indexEnabled(conf: SQLConf): Boolean = IndexEnabled.in(conf)
+  def indexRetentionMs(conf: SQLConf): Long = IndexRetention.in(conf)
+  def indexCommitAttempts(conf: SQLConf): Int = IndexCommitAttempts.in(conf)
   def joinEnabled(conf: SQLConf): Boolean = JoinEnabled.in(conf)
   def joinMaxKeys(conf: SQLConf): Int = JoinMaxKeys.in(conf)
   def enabled(conf: SQLConf): Boolean = Enabled.in(conf)

@@ -71,11 +71,12 @@ class IndexLayoutSuite extends AnyFunSuite {
     Files.write(java.nio.file.Paths.get(segment.toUri), bytes.dropRight(20))
     intercept[IOException](readDirectory(fs, fs.getFileStatus(segment)))
 
-    writeManifest(fs, at, Manifest(3, Seq("k"), 0.01, 1024, Seq("segment-x.sbi")))
+    assert(commitManifest(fs, at, Manifest(3, Seq("k"), 0.01, 1024, Seq("segment-x.sbi"))))
     assert(latestManifest(fs, at).map(_.version).contains(3L))
     assert(readManifest(fs, fs.getFileStatus(new Path(at, "v3.manifest")), 3).columns == Seq("k"))
-    // a second writer of the same version loses
-    intercept[IOException](writeManifest(fs, at, Manifest(3, Seq("k"), 0.01, 1024, Nil)))
+    // a second writer of the same version loses, and the first's manifest stands
+    assert(!commitManifest(fs, at, Manifest(3, Seq("k"), 0.01, 1024, Nil)))
+    assert(readManifest(fs, fs.getFileStatus(new Path(at, "v3.manifest")), 3).segments == Seq("segment-x.sbi"))
     val manifest = java.nio.file.Paths.get(new Path(at, "v3.manifest").toUri)
     Files.write(manifest, Files.readAllBytes(manifest).dropRight(1))
     intercept[IOException](readManifest(fs, fs.getFileStatus(new Path(at, "v3.manifest")), 3))

@@ -37,6 +37,11 @@ object TypedSettings {
     new Setting(SQLConf.buildConf(key).doc(doc).version(Since).longConf.checkValue(valid, rule)
         .createWithDefault(default))
 
+  /** A duration in milliseconds, written as Spark's time settings are ("90s", "1h"; a bare number: ms). */
+  def millis(key: String, doc: String, default: String, valid: Long => Boolean, rule: String): Setting[Long] =
+    new Setting(SQLConf.buildConf(key).doc(doc).version(Since).timeConf(java.util.concurrent.TimeUnit.MILLISECONDS)
+        .checkValue(valid, rule).createWithDefaultString(default))
+
   def double(key: String, doc: String, default: Double, valid: Double => Boolean, rule: String): Setting[Double] =
     new Setting(SQLConf.buildConf(key).doc(doc).version(Since).doubleConf.checkValue(valid, rule)
         .createWithDefault(default))
