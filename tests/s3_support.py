@@ -117,6 +117,19 @@ def s3_jars(line: str) -> Path:
     return ROOT / ".cache" / "s3" / line / "jars"
 
 
+def child_command(
+    python: Path | str, script: str | Path, args: Sequence[str], env: Mapping[str, str]
+) -> tuple[list[str], dict[str, str]]:
+    """The command and environment :func:`run_child` runs ``script`` with, for a test that
+    runs several children at once."""
+    line = python_line(python)
+    paths = [str(ROOT / "python"), str(ROOT / "tests")]
+    if env.get("PYTHONPATH"):
+        paths.append(env["PYTHONPATH"])
+    child_env = {**env, "PYTHONPATH": os.pathsep.join(paths), S3_JARS_ENV: str(s3_jars(line))}
+    return [str(python), *(["-c", script] if isinstance(script, str) else [str(script)]), *args], child_env
+
+
 def run_child(
     python: Path | str,
     script: str | Path,
@@ -131,12 +144,7 @@ def run_child(
     checkout's ``sparkbloom`` package (``python/``, with the jars dev/build-jars bundled) and
     this module, whatever the interpreter has installed, and finds the S3A jars of the
     interpreter's line for :func:`spark_builder`."""
-    line = python_line(python)
-    paths = [str(ROOT / "python"), str(ROOT / "tests")]
-    if env.get("PYTHONPATH"):
-        paths.append(env["PYTHONPATH"])
-    child_env = {**env, "PYTHONPATH": os.pathsep.join(paths), S3_JARS_ENV: str(s3_jars(line))}
-    command = [str(python), *(["-c", script] if isinstance(script, str) else [str(script)]), *args]
+    command, child_env = child_command(python, script, args, env)
     done = subprocess.run(command, env=child_env, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
     return done.stdout

@@ -29,7 +29,8 @@ def build_index(
     """Builds the index of ``columns`` for a Parquet directory, a Delta table or a catalog
     table (Iceberg's too), or refreshes it (``columns=None``: the index's own columns; only
     new or changed files are read). Returns what was done: files indexed, files left out, segments, whether the
-    whole index was rebuilt. ``fpp`` defaults to the index's own, else
+    whole index was rebuilt, and ``commit_attempts``: 1 unless concurrent refreshes committed first (each
+    further attempt indexes only what the newest version lacks). ``fpp`` defaults to the index's own, else
     ``spark.sparkbloom.write.fpp``. In SQL: ``sparkbloom_build_index(table, 'cols', fpp)``.
     """
     if isinstance(columns, str):

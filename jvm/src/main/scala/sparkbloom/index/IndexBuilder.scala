@@ -71,6 +71,7 @@ private[sparkbloom] object IndexBuilder {
     var written = Vector.empty[Written]
     var attempt = 1
     while (true) {
+      val listedAt = System.currentTimeMillis()
       val latest = IndexLayout.latestManifest(fs, dir)
       val existing = latest.flatMap { listed =>
         try Some(TableIndex.load(fs, root, listed))
@@ -90,7 +91,7 @@ private[sparkbloom] object IndexBuilder {
       unusable.foreach(w => deleteQuietly(fs, w.segment.path)) // never named by any version
       written = usable
       val base = existing.filter(e => settings.of(e.manifest) && e.segments.size + written.size < MaxSegments)
-      val outcome = attemptCommit(spark, table, fs, root, latest, base, settings, files, written)
+      val outcome = attemptCommit(spark, table, fs, root, latest, listedAt, base, settings, files, written)
       written = outcome.written
       outcome.built match {
         case Some(built) => return built.copy(commitAttempts = attempt)
@@ -116,7 +117,7 @@ private[sparkbloom] object IndexBuilder {
    * `written` lack, and commits the version after `latest`.
    */
   private def attemptCommit(spark: SparkSession, table: IndexedTable, fs: FileSystem, root: Path,
-      latest: Option[IndexLayout.Listed], base: Option[TableIndex], settings: Settings,
+      latest: Option[IndexLayout.Listed], listedAt: Long, base: Option[TableIndex], settings: Settings,
       files: IndexedSeq[FileStatus], alreadyWritten: Vector[Written]): Attempt = {
     val dir = IndexLayout.dirOf(root)
     val baseSegments = base.map(_.segments).getOrElse(IndexedSeq.empty)
@@ -152,9 +153,14 @@ private[sparkbloom] object IndexBuilder {
     val version = latest.fold(1L)(_.version + 1)
     val manifest = Manifest(version, settings.columns, settings.fpp, settings.maxBytes,
       (baseSegments.map(_.path.getName) ++ written.map(_.segment.path.getName)).toList)
-    if (!IndexLayout.commitManifest(fs, dir, manifest)) return Attempt(None, written)
-    TableIndex.invalidate(dir.toString)
     val retentionMs = SparkBloomConf.indexRetentionMs(spark.sessionState.conf)
+    // A listing older than half the retention may be missing versions that other writers made
+    // and that have expired since: the version after it could then be created again, below the
+    // newest. Such a build (a long indexing job) looks again first.
+    val stale = System.currentTimeMillis() - listedAt > retentionMs / 2 &&
+      IndexLayout.latestManifest(fs, dir).map(_.version) != latest.map(_.version)
+    if (stale || !IndexLayout.commitManifest(fs, dir, manifest)) return Attempt(None, written)
+    TableIndex.invalidate(dir.toString)
     val removed = IndexRetention.removeExpired(fs, dir, latest.fold(Map.empty[String, FileStatus])(_.files), manifest,
       retentionMs, System.currentTimeMillis())
     if (removed.nonEmpty) log.info(s"sparkbloom removed ${removed.size} expired files of the index at $dir")
