@@ -159,7 +159,9 @@ def writer(spark, rnd: random.Random) -> None:  # noqa: ANN001
         found = count(spark, table, "absent")
         pruning = sparkbloom.last_pruning(spark)
         if found != 0 or pruning["files_covered_by_index"] != files_of(spark, table):
-            failures.append(f"{table}: an absent key found {found} times, or not every file judged by the index: {pruning}")
+            failures.append(
+                f"{table}: an absent key found {found} times, or not every file judged by the index: {pruning}"
+            )
         print(f"TABLE {table} {described['segments']} segments, {described['files_total']} files")
 
 
@@ -180,8 +182,14 @@ def requests(fs) -> dict[str, int]:  # noqa: ANN001
         counters = fs.getIOStatistics().counters()
     except Exception:  # noqa: BLE001 (Hadoop 3.3's S3A has other statistics)
         return {}
-    names = ("object_put_request", "object_list_request", "object_metadata_request", "object_delete_request",
-             "action_http_get_request", "object_copy_requests")
+    names = (
+        "object_put_request",
+        "object_list_request",
+        "object_metadata_request",
+        "object_delete_request",
+        "action_http_get_request",
+        "object_copy_requests",
+    )
     return {n: int(counters.get(n)) for n in names if counters.get(n) is not None}
 
 
@@ -218,8 +226,9 @@ def refresher(spark, rnd: random.Random, process: int) -> None:  # noqa: ANN001
             if lookups[0] % 10 == 0:
                 guarded("describe", lambda: [sparkbloom.describe_index(spark, t) for t in TABLES])
 
-    threads = [threading.Thread(target=guarded, args=(f"refresher {t}", lambda t=t: refreshing(t))) for t in
-               range(THREADS)]
+    threads = [
+        threading.Thread(target=guarded, args=(f"refresher {t}", lambda t=t: refreshing(t))) for t in range(THREADS)
+    ]
     reader = threading.Thread(target=guarded, args=("lookups", looking_up))
     for t in [*threads, reader]:
         t.start()

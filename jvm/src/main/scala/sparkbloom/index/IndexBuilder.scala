@@ -46,7 +46,7 @@ private[sparkbloom] object IndexBuilder {
   private final case class Settings(columns: Seq[String], fpp: Double, maxBytes: Int) {
     def of(manifest: Manifest): Boolean =
       manifest.columns.map(_.toLowerCase) == columns.map(_.toLowerCase) && manifest.fpp == fpp &&
-      manifest.maxBytes == maxBytes
+        manifest.maxBytes == maxBytes
   }
 
   /**
@@ -83,7 +83,7 @@ private[sparkbloom] object IndexBuilder {
       if (!(targetFpp > 0 && targetFpp < 1))
         throw new SparkBloomException(s"the index fpp must be in (0, 1), got $targetFpp")
       val settings = Settings(resolvedColumns.getOrElseUpdate((wanted, columns.isEmpty),
-        table.fileColumns(spark, wanted, held = columns.isEmpty)), targetFpp, maxBytes)
+          table.fileColumns(spark, wanted, held = columns.isEmpty)), targetFpp, maxBytes)
       // a segment of ours the newest version names was committed (its answer lost on the way back)
       val published = existing.map(_.manifest.segments.toSet).getOrElse(Set.empty[String])
       written = written.filterNot(w => published.contains(w.segment.path.getName))
@@ -166,7 +166,7 @@ private[sparkbloom] object IndexBuilder {
     if (removed.nonEmpty) log.info(s"sparkbloom removed ${removed.size} expired files of the index at $dir")
     val indexed = written.map(_.segment.directory.files.size).sum
     Attempt(Some(Built(root, indexed, notIndexed + (settled.size - indexed).max(0), manifest.segments.size,
-      base.isEmpty, 0)), Vector.empty)
+          base.isEmpty, 0)), Vector.empty)
   }
 
   /** Jittered exponential back-off: 50 ms doubling to 2 s, each between half and one and a half of it. */

@@ -33,6 +33,7 @@ private[sparkbloom] object IndexLayout {
   private val SegmentMagic = 0x53425331 // "SBS1"
   val ManifestName = """v(\d+)\.manifest""".r
   val SegmentPrefix = "segment-"
+
   /** Bytes written aside before they take their name: hidden from listings (a leading dot). */
   val PendingPrefix = ".pending-"
 

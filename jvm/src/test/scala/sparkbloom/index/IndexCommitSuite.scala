@@ -88,9 +88,10 @@ class IndexCommitSuite extends AnyFunSuite {
     val removed = IndexRetention.removeExpired(local, at, listed, manifest(4, "segment-d.sbi", "segment-e.sbi"),
       retentionMs = hour, now = now)
     // v1 expired (superseded 3 h ago) and a, only v1 names it; b, c are named by v2 and v3, kept
-    assert(removed.toSet == Set("v1.manifest", "segment-a.sbi", "segment-orphan.sbi", s"${IndexLayout.PendingPrefix}old"))
+    assert(removed.toSet == Set("v1.manifest", "segment-a.sbi", "segment-orphan.sbi",
+      s"${IndexLayout.PendingPrefix}old"))
     assert(Seq("v2.manifest", "v3.manifest", "segment-b.sbi", "segment-c.sbi", "segment-young.sbi")
-      .forall(n => local.exists(new Path(at, n))))
+        .forall(n => local.exists(new Path(at, n))))
     // with no retention, everything but what the new version names and the young segment's age goes
     val rest = files.filter(s => local.exists(s.getPath)).map(s => s.getPath.getName -> local.getFileStatus(s.getPath))
     val all = IndexRetention.removeExpired(local, at, rest.toMap, manifest(4, "segment-d.sbi"), 0, now)
