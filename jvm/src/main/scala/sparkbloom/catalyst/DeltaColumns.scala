@@ -45,9 +45,10 @@ private[sparkbloom] final case class DeltaColumns(referenceSchema: StructType, m
   private def physicalPath(schema: StructType, path: Seq[String]): Option[(Seq[String], StructField)] = path match {
     case head +: rest =>
       schema.fields.filter(_.name.toLowerCase(Locale.ROOT) == head.toLowerCase(Locale.ROOT)).toSeq match {
-        case Seq(field) =>
-          val mapped = mode != "none" && field.metadata.contains(PhysicalNameKey)
-          val name = if (mapped) field.metadata.getString(PhysicalNameKey) else field.name
+        // with mapping on, a field without a physical name is not judged: its table name may be
+        // another column's name in the files
+        case Seq(field) if mode == "none" || field.metadata.contains(PhysicalNameKey) =>
+          val name = if (mode == "none") field.name else field.metadata.getString(PhysicalNameKey)
           (rest, field.dataType) match {
             case (Seq(), _) => Some((Seq(name), field))
             case (_, nested: StructType) => physicalPath(nested, rest).map { case (p, leaf) => (name +: p, leaf) }

@@ -90,14 +90,13 @@ private[sparkbloom] object DeltaTables {
   def stateAt(session: SparkSession, path: String): Option[DeltaState] =
     if (!isTableAt(session, path)) None
     else {
-      val deltaLog = Class.forName(DeltaLog, true, Thread.currentThread().getContextClassLoader)
-        .getMethod("forTable", classOf[SparkSession], classOf[String]).invoke(null, session, path)
+      val deltaLog = checked(DeltaLog, "forTable")(Class.forName(DeltaLog, true, Thread.currentThread()
+          .getContextClassLoader).getMethod("forTable", classOf[SparkSession], classOf[String]).invoke(null, session, path))
       Some(stateOfLog(deltaLog))
     }
 
   private def stateOfLog(deltaLog: AnyRef): DeltaState = {
-    val snapshot = deltaLog.getClass.getMethod("update", classOf[Boolean], classOf[Option[_]], classOf[Option[_]])
-      .invoke(deltaLog, java.lang.Boolean.FALSE, None, None)
+    val snapshot = updated(deltaLog)
     val metadata = call(snapshot, "metadata")
     DeltaState(
       call(metadata, "schema").asInstanceOf[StructType],
@@ -115,11 +114,29 @@ private[sparkbloom] object DeltaTables {
 
   private def modeName(mode: AnyRef): String = call(mode, "name").toString.toLowerCase(Locale.ROOT)
 
-  private def call(target: AnyRef, method: String): AnyRef =
-    try target.getClass.getMethod(method).invoke(target)
+  private def call(target: AnyRef, method: String): AnyRef = checked(target.getClass.getName, method)(
+    target.getClass.getMethod(method).invoke(target))
+
+  /**
+   * `deltaLog.update()`, the log's current snapshot. Delta releases have added optional
+   * parameters after `stalenessAcceptable` (a timestamp to check against, the catalog table):
+   * each is left at None.
+   */
+  private def updated(deltaLog: AnyRef): AnyRef = checked(deltaLog.getClass.getName, "update") {
+    val update = deltaLog.getClass.getMethods.toSeq.filter { m =>
+      val types = m.getParameterTypes.toSeq
+      m.getName == "update" && types.headOption.contains(classOf[Boolean]) && types.tail.forall(_ == classOf[Option[_]])
+    }.sortBy(-_.getParameterCount).headOption
+      .getOrElse(throw new NoSuchMethodException("update(Boolean, Option...)"))
+    val args = java.lang.Boolean.FALSE +: Seq.fill[AnyRef](update.getParameterCount - 1)(None)
+    update.invoke(deltaLog, args: _*)
+  }
+
+  private def checked(owner: String, method: String)(body: => AnyRef): AnyRef =
+    try body
     catch {
       case NonFatal(e) => throw new UnsupportedOperationException(
-          s"sparkbloom does not know this Delta Lake version: ${target.getClass.getName}.$method() failed ($e)", e)
+          s"sparkbloom does not know this Delta Lake version: $owner.$method() failed ($e)", e)
     }
 
   private def extendsClass(c: Class[_], name: String): Boolean =

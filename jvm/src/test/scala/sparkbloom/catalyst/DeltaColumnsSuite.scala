@@ -37,6 +37,22 @@ class DeltaColumnsSuite extends AnyFunSuite {
     assert(columns.resolve(in("s", "inner")).isEmpty)
   }
 
+  test("with column mapping, a field without a physical name is not judged, at any level") {
+    // after RENAME COLUMN k TO old_k; ADD COLUMN k, a `k` without its physical name would be
+    // judged by the old column's filter
+    val unnamed = StructType(Seq(
+        field("old_k", StringType, "k", 2),
+        StructField("k", StringType),
+        field("s", StructType(Seq(StructField("inner", StringType))), "col-s", 3)))
+    for (mode <- Seq("name", "id")) {
+      val columns = DeltaColumns(unnamed, mode)
+      assert(columns.resolve(in("k")).isEmpty, mode)
+      assert(columns.resolve(in("s", "inner")).isEmpty, mode)
+      assert(columns.filePath(Seq("k")).isEmpty, mode)
+    }
+    assert(DeltaColumns(unnamed, "name").resolve(in("old_k")) == Some(ColumnIn(Seq("k"), StringType, Seq("v"))))
+  }
+
   test("without column mapping, names are the table's (in the table's case)") {
     val plain = StructType(Seq(StructField("Id", LongType), StructField("k", StringType)))
     assert(DeltaColumns(plain, "none").resolve(in("id")) == Some(ColumnIn(Seq("Id"), StringType, Seq("v"))))
