@@ -16,6 +16,7 @@ import os
 import random
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -584,3 +585,61 @@ def test_join_keys_prune_iceberg_files_and_each_scan_keeps_its_own_keys(spark: S
     # switched off: the keys are not probed, the answer is the same
     got = with_conf(spark, {"spark.sparkbloom.join.enabled": "false"}, lambda: spark.sql(union).collect())
     assert sorted(tuple(r) for r in got) == [(5,), (3000,), (7100,)]
+
+
+@contextmanager
+def iceberg_member_named(spark: SparkSession, use: str, name: str) -> Iterator[None]:
+    """Stands for an Iceberg release that names the member sparkbloom reaches as `use`
+    otherwise (a system property sparkbloom reads on every call)."""
+    system = spark.sparkContext._jvm.java.lang.System
+    system.setProperty(f"sparkbloom.test.iceberg.{use}", name)
+    try:
+        yield
+    finally:
+        system.clearProperty(f"sparkbloom.test.iceberg.{use}")
+
+
+def test_a_change_to_icebergs_scan_that_does_not_take_reads_every_file_and_says_so(
+    spark: SparkSession, table: str
+) -> None:
+    """After each change to one of Iceberg's objects, sparkbloom reads back that it took:
+    where it cannot, the scan reads what Iceberg planned and no pruning is reported."""
+    lookup_table(spark, table, files=8, rows=8000)
+    query = f"SELECT * FROM {table} WHERE k = '{key_of(17)}'"
+    # the task groups cannot be read back after the task list was reset: Iceberg's list is put back
+    with iceberg_member_named(spark, "taskGroups", "absent"):
+        got, pruning = lookup(spark, query)
+        splits = splits_read(spark)
+        plan = spark.sql(f"EXPLAIN {query}").first()[0]
+        absent_tasks = tasks_run(spark, lambda: spark.sql(f"SELECT * FROM {table} WHERE k = 'absent'").collect())
+    assert got == expected(spark, table, lambda r: r["k"] == key_of(17)) and len(got) == 1, got
+    assert pruning["files_skipped"] == 0 and splits == 8, (pruning, splits)
+    assert "BloomPruning" not in plan, plan
+    assert absent_tasks >= 1
+    # and once it can, the same query prunes again
+    got, pruning = lookup(spark, query)
+    assert len(got) == 1 and pruning["files_skipped"] == 7 and splits_read(spark) == 1, pruning
+
+
+def test_a_narrowed_input_partition_that_would_not_read_its_files_is_not_used(spark: SparkSession, table: str) -> None:
+    """A join's narrowed copy of Iceberg's input partition is checked on the driver as an
+    executor would receive it; one that would read other files leaves every partition as
+    Iceberg planned it, and no file is reported skipped."""
+    lookup_table(spark, table, files=8, rows=8000)
+    wanted = [key_of(i) for i in (5, 7100)]
+    rows = ", ".join(f"('{k}')" for k in wanted)
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW dim_copy AS SELECT * FROM VALUES {rows} AS v(k)")
+    query = f"SELECT t.id FROM {table} t JOIN dim_copy d ON t.k = d.k"
+    # the copy keeps the whole task group: it would read every file of the partition
+    with iceberg_member_named(spark, "taskGroupField", "absent"):
+        got, pruning = lookup(spark, query)
+        splits = splits_read(spark)
+    assert got == [(5,), (7100,)], got
+    assert pruning["files_skipped"] == 0 and splits == 8, (pruning, splits)
+    # the join's own member missing: the same
+    with iceberg_member_named(spark, "taskGroup", "absent"):
+        got, pruning = lookup(spark, query)
+        splits = splits_read(spark)
+    assert got == [(5,), (7100,)] and pruning["files_skipped"] == 0 and splits == 8, (pruning, splits)
+    got, pruning = lookup(spark, query)
+    assert got == [(5,), (7100,)] and pruning["files_skipped"] >= 6 and splits_read(spark) <= 2, pruning

@@ -65,8 +65,12 @@ private[sparkbloom] object IcebergScans extends Logging {
    * cannot be told (read them all).
    */
   def narrowedByKeys(session: SparkSession, scan: Scan, partitions: Seq[Seq[InputPartition]],
-      keys: JoinKeys.Runtime): Option[(IndexedSeq[Seq[InputPartition]], PruningStats)] =
-    guarded(scan)(IcebergTasks.narrowedByKeys(session, scan, partitions, keys))
+      keys: JoinKeys.Runtime): Option[(IndexedSeq[Seq[InputPartition]], PruningStats)] = {
+    val narrowed = guarded(scan)(IcebergTasks.narrowedByKeys(session, scan, partitions, keys))
+    // the judging may have reported files skipped before a copy failed its check: none are
+    if (narrowed.isEmpty) PruningStats.recordLast(session, PruningStats.Empty)
+    narrowed
+  }
 
   /**
    * Judges the data files of `relation` by `filters` (the conjuncts above it) and drops those

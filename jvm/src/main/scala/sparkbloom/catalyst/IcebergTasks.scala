@@ -34,13 +34,35 @@ private[catalyst] object IcebergTasks {
    * where the scan reads anything but Parquet data files (a metadata table's rows, say).
    */
   def prune(session: SparkSession, scan: Scan, filters: Seq[Expression]): Option[PruningStats] = {
-    val tasks = call(scan, "tasks").asInstanceOf[java.util.List[AnyRef]].asScala.toIndexedSeq
+    val tasks = call(scan, member("tasks")).asInstanceOf[java.util.List[AnyRef]].asScala.toIndexedSeq
     val files = parquetDataFiles(tasks).getOrElse(return None)
     val pruner = prunerOf(session, scan)
     val kept = keptPaths(session, pruner, filters, files)
-    if (kept.size < files.size) callWith(scan, Seq("resetTasks"), Seq(files.filter(t => kept(pathOf(t))).asJava))
+    if (kept.size < files.size) {
+      val keptTasks = files.filter(t => kept(pathOf(t)))
+      callWith(scan, Seq(member("resetTasks")), Seq(keptTasks.asJava))
+      // read back what Spark will be handed: the task groups Iceberg plans from the new list
+      val planned = scala.util.Try(plannedPaths(scan))
+      if (!planned.toOption.contains(keptTasks.map(pathOf).toSet)) {
+        callWith(scan, Seq(member("resetTasks")), Seq(files.asJava)) // Iceberg's own list again
+        throw new IllegalStateException(s"its scan did not take the narrowed task list (read back: $planned)")
+      }
+    }
     pruner.decided(Nil, filters)
   }
+
+  /** The data files of the task groups `scan` plans now, as Spark will be handed them. */
+  private def plannedPaths(scan: Scan): Set[String] =
+    call(scan, member("taskGroups")).asInstanceOf[java.util.List[ScanTaskGroup[_ <: AnyRef]]].asScala
+      .flatMap(_.tasks.asScala).map { case t: FileScanTask => pathOf(t) }.toSet
+
+  /**
+   * The name of one of Iceberg's members sparkbloom reaches: the name itself, but where a test
+   * stands for an Iceberg release that names it otherwise (the system property
+   * `sparkbloom.test.iceberg.<use>`, read on every call).
+   */
+  private def member(name: String, use: String = ""): String =
+    System.getProperty(s"sparkbloom.test.iceberg.${if (use.isEmpty) name else use}", name)
 
   /**
    * The input partitions each partition of a planned scan reads once the files that cannot
@@ -52,7 +74,7 @@ private[catalyst] object IcebergTasks {
   def narrowedByKeys(session: SparkSession, scan: Scan, partitions: Seq[Seq[InputPartition]], keys: JoinKeys.Runtime)
       : Option[(IndexedSeq[Seq[InputPartition]], PruningStats)] = {
     val grouped = partitions.map(_.map { input =>
-      val tasks = call(input, "taskGroup").asInstanceOf[ScanTaskGroup[_ <: AnyRef]].tasks.asScala.toSeq
+      val tasks = call(input, member("taskGroup")).asInstanceOf[ScanTaskGroup[_ <: AnyRef]].tasks.asScala.toSeq
       input -> parquetDataFiles(tasks.map(t => t: AnyRef)).getOrElse(return None)
     })
     val pruner = prunerOf(session, scan)
@@ -64,24 +86,29 @@ private[catalyst] object IcebergTasks {
         val keptTasks = tasks.filter(t => kept(pathOf(t)))
         if (keptTasks.size == tasks.size) Some(input)
         else if (keptTasks.isEmpty) None
-        else Some(withTasks(input, keptTasks))
+        else Some(validated(withTasks(input, keptTasks), keptTasks))
       })
       (narrowed.toIndexedSeq, stats)
     }
   }
 
   /**
-   * A copy of Iceberg's input partition that reads `tasks` (some of its task group's, with
-   * the group's grouping key) and is otherwise the same: its table, schema and file IO are
-   * the partition's own. Copied through Java serialization (Iceberg's input partitions are
-   * Serializable), then field by field, transient ones too, but for the task group.
+   * `copy`, once it is known to reach an executor as made: serialized as Spark ships it, it
+   * must read exactly `tasks`. A copy that would not fails here, on the driver, where the
+   * guard makes the scan read every partition as Iceberg planned it.
    */
-  private def withTasks(input: InputPartition, tasks: Seq[FileScanTask]): InputPartition = {
+  private def validated(copy: InputPartition, tasks: Seq[FileScanTask]): InputPartition = {
+    val shipped = roundTrip(copy)
+    val reads = call(shipped, member("taskGroup")).asInstanceOf[ScanTaskGroup[_ <: AnyRef]].tasks.asScala
+      .map { case t: FileScanTask => pathOf(t) }
+    if (reads.toSeq.sorted != tasks.map(pathOf).sorted)
+      throw new IllegalStateException(s"a narrowed input partition would read ${reads.size} files, not ${tasks.size}")
+    copy
+  }
+
+  /** `input` through Java serialization, its classes from its own class loader (Iceberg's runtime jar). */
+  private def roundTrip(input: InputPartition): InputPartition = {
     val loader = input.getClass.getClassLoader
-    val group = call(input, "taskGroup").asInstanceOf[ScanTaskGroup[_ <: AnyRef]]
-    val narrowedGroup = Class.forName("org.apache.iceberg.BaseScanTaskGroup", true, loader)
-      .getConstructor(classOf[StructLike], classOf[java.util.Collection[_]])
-      .newInstance(group.groupingKey, tasks.asJava)
     val bytes = new ByteArrayOutputStream()
     val out = new ObjectOutputStream(bytes)
     out.writeObject(input)
@@ -91,10 +118,24 @@ private[catalyst] object IcebergTasks {
         try Class.forName(desc.getName, false, loader)
         catch { case _: ClassNotFoundException => super.resolveClass(desc) }
     }
-    val copy = in.readObject().asInstanceOf[InputPartition]
+    in.readObject().asInstanceOf[InputPartition]
+  }
+
+  /**
+   * A copy of Iceberg's input partition that reads `tasks` (some of its task group's, with
+   * the group's grouping key) and is otherwise the same: its table, schema and file IO are
+   * the partition's own. Copied through Java serialization (Iceberg's input partitions are
+   * Serializable), then field by field, transient ones too, but for the task group.
+   */
+  private def withTasks(input: InputPartition, tasks: Seq[FileScanTask]): InputPartition = {
+    val group = call(input, member("taskGroup")).asInstanceOf[ScanTaskGroup[_ <: AnyRef]]
+    val narrowedGroup = Class.forName("org.apache.iceberg.BaseScanTaskGroup", true, input.getClass.getClassLoader)
+      .getConstructor(classOf[StructLike], classOf[java.util.Collection[_]])
+      .newInstance(group.groupingKey, tasks.asJava)
+    val copy = roundTrip(input)
     input.getClass.getDeclaredFields.filterNot(f => Modifier.isStatic(f.getModifiers)).foreach { field =>
       field.setAccessible(true)
-      field.set(copy, if (field.getName == "taskGroup") narrowedGroup else field.get(input))
+      field.set(copy, if (field.getName == member("taskGroup", use = "taskGroupField")) narrowedGroup else field.get(input))
     }
     copy
   }
