@@ -90,8 +90,10 @@ private[sparkbloom] object DeltaTables {
   def stateAt(session: SparkSession, path: String): Option[DeltaState] =
     if (!isTableAt(session, path)) None
     else {
-      val deltaLog = checked(DeltaLog, "forTable")(Class.forName(DeltaLog, true, Thread.currentThread()
-          .getContextClassLoader).getMethod("forTable", classOf[SparkSession], classOf[String]).invoke(null, session, path))
+      val deltaLog = checked(DeltaLog, "forTable")(Class.forName(DeltaLog, true,
+          Thread.currentThread()
+            .getContextClassLoader).getMethod("forTable", classOf[SparkSession], classOf[String]).invoke(null, session,
+          path))
       Some(stateOfLog(deltaLog))
     }
 

@@ -135,7 +135,8 @@ private[catalyst] object IcebergTasks {
     val copy = roundTrip(input)
     input.getClass.getDeclaredFields.filterNot(f => Modifier.isStatic(f.getModifiers)).foreach { field =>
       field.setAccessible(true)
-      field.set(copy, if (field.getName == member("taskGroup", use = "taskGroupField")) narrowedGroup else field.get(input))
+      field.set(copy,
+        if (field.getName == member("taskGroup", use = "taskGroupField")) narrowedGroup else field.get(input))
     }
     copy
   }

@@ -3,7 +3,7 @@
 package sparkbloom.index
 
 import java.io.IOException
-import java.nio.file.{FileAlreadyExistsException, Files, Paths}
+import java.nio.file.{FileAlreadyExistsException, FileSystemException, Files, Paths}
 
 import scala.util.control.NonFatal
 
@@ -21,16 +21,12 @@ import org.apache.hadoop.fs.{FileSystem, Path}
  *    name exists;
  *  - any other store: the bytes written aside, then a rename, which HDFS refuses onto an
  *    existing name. Where the rename replaces (an object store without conditional writes:
- *    a copy), two writers at the same instant may both succeed: see [[atomic]].
+ *    a copy), two writers at the same instant may both succeed (docs/table-index.md).
  */
 private[sparkbloom] object ExclusiveCreate {
 
   /** The path capability (and `createFile` option) of a connector that creates conditionally. */
   val ConditionalCreate = "fs.option.create.conditional.overwrite"
-
-  /** Whether two writers creating the same name in `dir` can never both succeed. */
-  def atomic(fs: FileSystem, dir: Path): Boolean =
-    isLocal(fs) || conditional(fs, dir) || Set("hdfs", "viewfs").contains(fs.getUri.getScheme)
 
   /** Writes `bytes` at `target` if nothing is there: true if this call created it, false if it exists. */
   def apply(fs: FileSystem, target: Path, bytes: Array[Byte]): Boolean =
@@ -56,25 +52,39 @@ private[sparkbloom] object ExclusiveCreate {
       true
     } catch {
       case _: FileAlreadyExistsException => false
-      // a file system without hard links (some network mounts): the rename road
-      case _: UnsupportedOperationException | _: java.nio.file.FileSystemException => renamed(fs, target, bytes)
+      // a file system without hard links (some network mounts): the rename road; any other
+      // failure is one, not a reason to risk replacing another writer's version
+      case e: FileSystemException
+          if Option(e.getReason).exists(r =>
+            r.contains("not supported") ||
+              r.contains("not permitted")) =>
+        renamed(fs, target, bytes)
+      case _: UnsupportedOperationException => renamed(fs, target, bytes)
     } finally Files.deleteIfExists(pending)
   }
 
   private def conditionallyPut(fs: FileSystem, target: Path, bytes: Array[Byte]): Boolean = {
     // overwrite(true): no HEAD before the PUT; the condition is what refuses an existing name
     val out = fs.createFile(target).overwrite(true).must(ConditionalCreate, true).build()
+    try out.write(bytes)
+    catch {
+      case NonFatal(e) =>
+        // never closed: a close would upload what was buffered, half a manifest
+        out match {
+          case abortable: org.apache.hadoop.fs.Abortable =>
+            try abortable.abort()
+            catch { case NonFatal(_) => }
+          case _ =>
+        }
+        throw e
+    }
     try {
-      out.write(bytes)
       out.close()
       true
     } catch {
       // the store's refusal (412) surfaces as a connector-specific exception from close(): the
       // name is there now, whoever put it
-      case e: IOException =>
-        try out.close()
-        catch { case NonFatal(_) => }
-        if (fs.exists(target)) false else throw e
+      case e: IOException => if (fs.exists(target)) false else throw e
     }
   }
 

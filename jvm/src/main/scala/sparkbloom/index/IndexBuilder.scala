@@ -39,14 +39,19 @@ private[sparkbloom] object IndexBuilder {
   final case class Built(root: Path, filesIndexed: Int, filesSkipped: Int, segments: Int, rebuilt: Boolean,
       commitAttempts: Int)
 
-  /** A segment this build wrote and has not seen committed, with the settings it was written for. */
-  private final case class Written(segment: LoadedSegment, settings: Settings)
+  /**
+   * A segment this build wrote and has not seen committed, with the settings it was written
+   * for and when. Never deleted by the build: a version whose commit answer was lost may name
+   * it; unnamed, it expires as any superseded segment does ([[IndexRetention]]).
+   */
+  private final case class Written(segment: LoadedSegment, settings: Settings, writtenAt: Long)
 
   /** What an index version is built for: its columns as the files name them, fpp and filter ceiling. */
   private final case class Settings(columns: Seq[String], fpp: Double, maxBytes: Int) {
-    def of(manifest: Manifest): Boolean =
-      manifest.columns.map(_.toLowerCase) == columns.map(_.toLowerCase) && manifest.fpp == fpp &&
-        manifest.maxBytes == maxBytes
+    def same(other: Settings): Boolean =
+      other.columns.map(_.toLowerCase) == columns.map(_.toLowerCase) && other.fpp == fpp &&
+        other.maxBytes == maxBytes
+    def of(manifest: Manifest): Boolean = same(Settings(manifest.columns, manifest.fpp, manifest.maxBytes))
   }
 
   /**
@@ -55,7 +60,7 @@ private[sparkbloom] object IndexBuilder {
    * a version another writer took first is not an error. The build then re-reads the newest
    * version, indexes only the files that version and its own unpublished segments lack,
    * and tries the next one, after a jittered back-off, up to `spark.sparkbloom.index.commitAttempts`
-   * times. Bad input fails on the first attempt, before anything is written.
+   * times. Bad input fails before anything is written.
    */
   def build(spark: SparkSession, table: IndexedTable, columns: Option[Seq[String]], fpp: Option[Double]): Built = {
     val sessionConf = spark.sessionState.conf
@@ -63,6 +68,7 @@ private[sparkbloom] object IndexBuilder {
     val root = fs.makeQualified(table.root)
     val dir = IndexLayout.dirOf(root)
     val attempts = SparkBloomConf.indexCommitAttempts(sessionConf)
+    val retentionMs = SparkBloomConf.indexRetentionMs(sessionConf)
     val maxBytes = FilterSizing.largestPowerOfTwoAtMost(
       math.max(SparkBloomConf.writeMaxBytes(sessionConf).getOrElse(FilterSizing.MinDefaultCeiling).toLong,
         SplitBlockBloomFilter.BytesPerBlock)).toInt
@@ -77,31 +83,38 @@ private[sparkbloom] object IndexBuilder {
         try Some(TableIndex.load(fs, root, listed))
         catch { case NonFatal(e) => log.warn(s"sparkbloom rebuilds the index at $dir, which cannot be read: $e"); None }
       }
-      val wanted = columns.orElse(existing.map(_.manifest.columns)).getOrElse(
+      // an index whose segments cannot be read is rebuilt with its own columns and fpp
+      val held = existing.map(_.manifest).orElse(latest.flatMap(l =>
+          scala.util.Try(IndexLayout.readManifest(fs, l.manifest, l.version)).toOption))
+      val wanted = columns.orElse(held.map(_.columns)).getOrElse(
         throw new SparkBloomException(s"there is no index at $root to refresh: name the columns to index"))
-      val targetFpp = fpp.orElse(existing.map(_.manifest.fpp)).getOrElse(SparkBloomConf.writeFpp(sessionConf))
+      val targetFpp = fpp.orElse(held.map(_.fpp)).getOrElse(SparkBloomConf.writeFpp(sessionConf))
       if (!(targetFpp > 0 && targetFpp < 1))
         throw new SparkBloomException(s"the index fpp must be in (0, 1), got $targetFpp")
       val settings = Settings(resolvedColumns.getOrElseUpdate((wanted, columns.isEmpty),
           table.fileColumns(spark, wanted, held = columns.isEmpty)), targetFpp, maxBytes)
-      // a segment of ours the newest version names was committed (its answer lost on the way back)
       val published = existing.map(_.manifest.segments.toSet).getOrElse(Set.empty[String])
-      written = written.filterNot(w => published.contains(w.segment.path.getName))
-      val (usable, unusable) = written.partition(_.settings == settings)
-      unusable.foreach(w => deleteQuietly(fs, w.segment.path)) // never named by any version
-      written = usable
+      val listedNames = latest.map(_.files.keySet).getOrElse(Set.empty[String])
+      written = written.filter { w =>
+        val name = w.segment.path.getName
+        // not one the newest version names (committed, its answer lost on the way back), still
+        // there, young enough that no commit's clean-up may remove it before this one names it,
+        // and written for these settings
+        !published.contains(name) && listedNames.contains(name) && listedAt - w.writtenAt < retentionMs / 2 &&
+        w.settings.same(settings)
+      }
       val base = existing.filter(e => settings.of(e.manifest) && e.segments.size + written.size < MaxSegments)
-      val outcome = attemptCommit(spark, table, fs, root, latest, listedAt, base, settings, files, written)
+      val outcome = attemptCommit(spark, table, fs, root, latest, listedAt, base, settings, files, written, attempt)
       written = outcome.written
       outcome.built match {
-        case Some(built) => return built.copy(commitAttempts = attempt)
+        case Some(built) => return built
         case None if attempt >= attempts =>
           throw new SparkBloomException(s"the index at $dir was changed by other writers $attempts times while " +
             "this build tried to commit (each time it read the newest version and indexed only what that lacked); " +
             s"run it again, or raise ${SparkBloomConf.IndexCommitAttempts.key}")
         case None =>
-          log.info(s"sparkbloom: another writer committed version ${latest.fold(1L)(_.version + 1)} of the index " +
-            s"at $dir first; trying again on the newest version (attempt ${attempt + 1} of $attempts)")
+          log.info(s"sparkbloom: another writer committed version ${nextVersion(latest)} of the index at $dir " +
+            s"first; trying again on the newest version (attempt ${attempt + 1} of $attempts)")
           Thread.sleep(backoffMs(attempt))
           attempt += 1
       }
@@ -109,49 +122,59 @@ private[sparkbloom] object IndexBuilder {
     throw new IllegalStateException("unreachable")
   }
 
+  private def nextVersion(latest: Option[IndexLayout.Listed]): Long = latest.fold(1L)(_.version + 1)
+
   /** What one attempt did: the build if it committed (or had nothing to add), and the segments it holds unpublished. */
   private final case class Attempt(built: Option[Built], written: Vector[Written])
 
+  /** Which of `files` the entries of `segments` answer for, as a scan would find them. */
+  private final class Coverage(root: Path, segments: IndexedSeq[LoadedSegment], immutable: Boolean) {
+    private val index = new TableIndex(root, Manifest(0, Nil, 0, 0, Nil), segments)
+    def covers(file: FileStatus): Boolean = index.freshEntryOf(file, immutable).isDefined
+    def relativePath(file: FileStatus): Option[String] = index.relativePath(file)
+  }
+
   /**
    * Indexes what `base` (the newest version, if this one adds to it; None: a rebuild) and
-   * `written` lack, and commits the version after `latest`.
+   * `alreadyWritten` lack, and commits the version after `latest`.
    */
   private def attemptCommit(spark: SparkSession, table: IndexedTable, fs: FileSystem, root: Path,
       latest: Option[IndexLayout.Listed], listedAt: Long, base: Option[TableIndex], settings: Settings,
-      files: IndexedSeq[FileStatus], alreadyWritten: Vector[Written]): Attempt = {
+      files: IndexedSeq[FileStatus], alreadyWritten: Vector[Written], attempt: Int): Attempt = {
     val dir = IndexLayout.dirOf(root)
     val baseSegments = base.map(_.segments).getOrElse(IndexedSeq.empty)
-    def covering(segments: IndexedSeq[LoadedSegment]) =
-      new TableIndex(root, Manifest(0, settings.columns, settings.fpp, settings.maxBytes, Nil), segments)
-    val inBase = covering(baseSegments)
+    val inBase = new Coverage(root, baseSegments, table.immutableFiles)
     val now = System.currentTimeMillis()
     // a table format's files may lie outside its root: they stay unindexed
-    val (lacking, outside) = files.filter(inBase.freshEntryOf(_, table.immutableFiles).isEmpty)
-      .map(f => f -> inBase.relativePath(f)).partition(_._2.isDefined)
+    val (lacking, outside) =
+      files.filterNot(inBase.covers).map(f => f -> inBase.relativePath(f)).partition(_._2.isDefined)
     val (settled, unsettled) = lacking.partition { case (f, _) =>
       table.immutableFiles || !FileIdentity.of(f).unsettled(now)
     }
     val notIndexed = unsettled.size + outside.size
     if (base.isDefined && settled.isEmpty) {
       // the newest version covers everything: what this build wrote before is not needed
-      alreadyWritten.foreach(w => deleteQuietly(fs, w.segment.path))
-      return Attempt(Some(Built(root, 0, notIndexed, baseSegments.size, rebuilt = false, 0)), Vector.empty)
+      return Attempt(Some(Built(root, 0, notIndexed, baseSegments.size, rebuilt = false, attempt)), Vector.empty)
     }
-    val inWritten = covering(alreadyWritten.map(_.segment))
-    val toIndex = settled.filter { case (f, _) => inWritten.freshEntryOf(f, table.immutableFiles).isEmpty }
-    var written = alreadyWritten
+    // a segment of its own is named only while it answers for a file the newest version does
+    // not: named after the base, its older entries would hide the base's fresher ones
+    val lackingFiles = settled.map(_._1)
+    var written = alreadyWritten.filter(w =>
+      lackingFiles.exists(new Coverage(root, IndexedSeq(w.segment), table.immutableFiles).covers))
+    val inWritten = new Coverage(root, written.map(_.segment), table.immutableFiles)
+    val toIndex = settled.filterNot { case (f, _) => inWritten.covers(f) }
     if (toIndex.nonEmpty || written.isEmpty) {
       if (!fs.exists(dir)) fs.mkdirs(dir)
       val results = indexFiles(spark, root, toIndex.map { case (f, rel) => f -> rel.get }, settings.columns,
         table.fieldIds(spark, settings.columns), table.opener, settings.fpp, settings.maxBytes)
       val path = new Path(dir, s"${IndexLayout.SegmentPrefix}${java.util.UUID.randomUUID()}.sbi")
+      val writtenAt = System.currentTimeMillis()
       val (directory, length) = writeSegment(fs, path, results, settings.columns)
       // never opened: it answers which files it covers until a version names it
-      val status = new FileStatus(length, false, 1, 0, System.currentTimeMillis(), path)
-      written :+= Written(new LoadedSegment(status, directory), settings)
+      val status = new FileStatus(length, false, 1, 0, writtenAt, path)
+      written :+= Written(new LoadedSegment(status, directory), settings, writtenAt)
     }
-    val version = latest.fold(1L)(_.version + 1)
-    val manifest = Manifest(version, settings.columns, settings.fpp, settings.maxBytes,
+    val manifest = Manifest(nextVersion(latest), settings.columns, settings.fpp, settings.maxBytes,
       (baseSegments.map(_.path.getName) ++ written.map(_.segment.path.getName)).toList)
     val retentionMs = SparkBloomConf.indexRetentionMs(spark.sessionState.conf)
     // A listing older than half the retention may be missing versions that other writers made
@@ -166,7 +189,7 @@ private[sparkbloom] object IndexBuilder {
     if (removed.nonEmpty) log.info(s"sparkbloom removed ${removed.size} expired files of the index at $dir")
     val indexed = written.map(_.segment.directory.files.size).sum
     Attempt(Some(Built(root, indexed, notIndexed + (settled.size - indexed).max(0), manifest.segments.size,
-          base.isEmpty, 0)), Vector.empty)
+          base.isEmpty, attempt)), Vector.empty)
   }
 
   /** Jittered exponential back-off: 50 ms doubling to 2 s, each between half and one and a half of it. */
@@ -174,10 +197,6 @@ private[sparkbloom] object IndexBuilder {
     val ceiling = math.min(2000L, 50L << math.min(attempt - 1, 10))
     (ceiling / 2) + java.util.concurrent.ThreadLocalRandom.current().nextLong(ceiling)
   }
-
-  private def deleteQuietly(fs: FileSystem, path: Path): Unit =
-    try fs.delete(path, false)
-    catch { case NonFatal(_) => }
 
   /** The table's files now, with etags where an object store gives them (never needed for immutable files). */
   private def currentFiles(spark: SparkSession, table: IndexedTable): IndexedSeq[FileStatus] =

@@ -27,34 +27,48 @@ private[sparkbloom] final class RefreshQueue(executor: Executor) extends Runtime
 
   /** Asks for `refresh` of the index `key`; returns whether it was absorbed by one already waiting. */
   def request(key: String, refresh: () => Unit): Boolean = {
-    val start = synchronized {
+    val (start, absorbed) = synchronized {
       running.get(key) match {
-        case None => running(key) = None; true
-        case Some(waiting) => running(key) = Some(refresh); return waiting.isDefined
+        case None =>
+          running(key) = None
+          (true, false)
+        case Some(waiting) =>
+          running(key) = Some(refresh)
+          (false, waiting.isDefined)
       }
     }
-    if (start) {
-      try executor.execute(() => runFrom(key, refresh))
-      catch {
-        case e: java.util.concurrent.RejectedExecutionException => // the application is ending
-          synchronized(running.remove(key))
-          log.debug(s"sparkbloom does not refresh the index at $key: $e")
-      }
-    }
-    false
+    if (start) submit(key, refresh)
+    absorbed
   }
 
-  private def runFrom(key: String, first: () => Unit): Unit = {
-    var next: Option[() => Unit] = Some(first)
-    while (next.isDefined) {
-      try next.get()
+  private def submit(key: String, refresh: () => Unit): Unit =
+    try executor.execute(() => run(key, refresh))
+    catch {
+      case e: java.util.concurrent.RejectedExecutionException => // the application is ending
+        synchronized(running.remove(key))
+        log.debug(s"sparkbloom does not refresh the index at $key: $e")
+    }
+
+  /**
+   * Runs `refresh`, then hands the one waiting behind it, if any, back to the executor: behind
+   * the other indexes' refreshes queued meanwhile, so a busy index never starves them.
+   */
+  private def run(key: String, refresh: () => Unit): Unit = {
+    var next: Option[() => Unit] = None
+    var ended = false
+    try {
+      try refresh()
       catch { case NonFatal(e) => log.warn(s"sparkbloom could not refresh the index at $key: $e") }
+      ended = true
+    } finally {
+      // interrupted (the application ending): the index is let go, the next write asks again
       next = synchronized {
-        val waiting = running.getOrElse(key, None)
+        val waiting = running.getOrElse(key, None).filter(_ => ended)
         if (waiting.isDefined) running(key) = None else running.remove(key)
         waiting
       }
     }
+    next.foreach(submit(key, _))
   }
 
   /** Requests keep their course across cache commands. */

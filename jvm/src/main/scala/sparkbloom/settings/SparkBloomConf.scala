@@ -103,13 +103,15 @@ object SparkBloomConf {
 
   /**
    * A lookup needs the files of the manifest it listed for seconds; a refresh needs the segment
-   * it wrote until it commits, seconds after writing it. An hour leaves room for slow stores and
-   * paused JVMs, and keeps at most an hour of superseded segments beside the index.
+   * it wrote until it commits, seconds after writing it (one held for half the retention is
+   * not named: its files are indexed again). An hour leaves room for slow stores and paused
+   * JVMs, and keeps at most an hour of superseded segments beside the index. Below a second,
+   * the clocks of writers and store would decide.
    */
   val IndexRetention: Setting[Long] = TypedSettings.millis("spark.sparkbloom.index.retention",
     "How long a table index keeps a superseded manifest, and the segments only superseded manifests name, " +
       "before a later commit removes them: readers and writers that started before the change may still use them.",
-    "1h", _ >= 0, "It must be 0 or more.")
+    "1h", _ >= 1000, "It must be at least 1s.")
 
   /** Each retry re-reads the newest manifest (one LIST, one GET) and indexes only what it lacks. */
   val IndexCommitAttempts: Setting[Int] = TypedSettings.int("spark.sparkbloom.index.commitAttempts",

@@ -48,10 +48,6 @@ class IndexCommitSuite extends AnyFunSuite {
     } finally pool.shutdownNow()
   }
 
-  test("the store says whether its creation is exclusive") {
-    assert(ExclusiveCreate.atomic(local, dir()))
-  }
-
   private def status(at: Path, name: String, ageMs: Long, now: Long): FileStatus = {
     val path = new Path(at, name)
     if (!local.exists(path)) {
