@@ -8,7 +8,8 @@ each looks keys up all along; on a local disk and on the S3 server at once
 one last refresh covers every file and describe_index agrees with the files.
 
 Randomized: the seed is printed (SPARKBLOOM_SEED repeats a run). SPARKBLOOM_INDEX_WRITER_ROUNDS
-sets the appends and the refreshes per thread (8; the default tier runs 3)."""
+sets the appends and the refreshes per thread (8). `dev/test --all` runs it (the default tier
+leaves it out: three JVMs, ~2.5 min on 2 cores)."""
 
 from __future__ import annotations
 
