@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 the sparkbloom authors
+"""A Delta table's verdicts are the ones recorded before (tests/verdicts.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+from verdicts import FILTERED, compare, frame, record
+
+
+def test_delta_verdicts_are_the_recorded_ones(spark: SparkSession, table_dir: Path) -> None:
+    name = f"delta.`{table_dir}`"
+    spark.sql(
+        f"CREATE TABLE {name} (id BIGINT, k STRING, n INT, d DATE, amt DECIMAL(12, 2), f DOUBLE, p INT) "
+        f"USING delta PARTITIONED BY (p) TBLPROPERTIES ('bloom_filter_columns' = '{', '.join(FILTERED)}', "
+        "'parquet.block.size' = '8192')"
+    )
+    frame(spark).write.format("delta").mode("append").save(str(table_dir))
+    compare("delta", record(spark, name))
