@@ -505,6 +505,42 @@ def test_explain_metrics_and_last_pruning_show_delta_pruning(spark: SparkSession
         spark.conf.unset("spark.sparkbloom.enabled")
 
 
+def test_a_delta_lookup_is_sized_by_what_it_keeps_and_broadcast(spark: SparkSession, tmp_path: Path) -> None:
+    """A lookup that keeps 1 of 200 files is sized as that file while the plan is optimized,
+    as on plain Parquet: joined to a table above the broadcast threshold, it is broadcast
+    (adaptive execution off, so the first plan is the plan); without sparkbloom, sort-merged."""
+    lookup, orders = tmp_path / "lookup", tmp_path / "orders"
+    keys_frame(spark, 0, 100_000, 200).write.format("delta").option("bloom_filter_columns", "k").save(str(lookup))
+    spark.range(0, 20_000, 1, 20).select(
+        F.col("id"), F.sha2(F.concat(F.lit("order"), F.col("id").cast("string")), 256).alias("note")
+    ).write.format("delta").save(str(orders))
+    file_bytes = max(f.stat().st_size for f in lookup.glob("*.parquet"))
+    order_bytes = sum(f.stat().st_size for f in orders.glob("*.parquet"))
+    threshold = 4 * file_bytes
+    assert threshold < order_bytes, (threshold, order_bytes)
+    query = (
+        f"SELECT l.id, o.note FROM delta.`{lookup}` l JOIN delta.`{orders}` o ON l.id = o.id "
+        f"WHERE l.k = '{key_of(spark, 1234)}'"
+    )
+    conf = {"spark.sql.adaptive.enabled": "false", "spark.sql.autoBroadcastJoinThreshold": str(threshold)}
+
+    def plan(extra: dict[str, str]) -> str:
+        saved = {k: spark.conf.get(k, None) for k in {**conf, **extra}}
+        try:
+            for k, v in {**conf, **extra}.items():
+                spark.conf.set(k, v)
+            return str(spark.sql(query)._jdf.queryExecution().executedPlan().toString())
+        finally:
+            for k, v in saved.items():
+                spark.conf.unset(k) if v is None else spark.conf.set(k, v)
+
+    with_pruning = plan({})
+    assert "BroadcastHashJoin" in with_pruning and "BloomPruning files 200 -> 1" in with_pruning, with_pruning
+    without = plan({"spark.sparkbloom.enabled": "false"})
+    assert "SortMergeJoin" in without and "BroadcastHashJoin" not in without, without
+    assert rows(spark, query, conf) == answer_without_pruning(spark, query) == [(1234, rows(spark, query)[0][1])]
+
+
 def test_inspect_sees_only_the_current_files_under_table_names(spark: SparkSession, table_dir: Path) -> None:
     (
         keys_frame(spark, 0, 2000, 4)

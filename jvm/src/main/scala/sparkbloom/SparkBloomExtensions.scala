@@ -4,7 +4,7 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomCacheInvalidation, ClearCacheStrategy, BloomWriteRule, DeltaWriteRule, IcebergWriteRule, JoinKeysStrategy, PruneFilesByBloomFilters, ScanPruningRule}
+import sparkbloom.catalyst.{BloomCacheInvalidation, ClearCacheStrategy, BloomWriteRule, JoinKeysStrategy, JudgedScanStrategy, PruneFilesByBloomFilters, ScanPruningRule, ScanSources}
 import sparkbloom.commands.TableFunctions
 import sparkbloom.settings.SparkBloomConf
 
@@ -18,12 +18,12 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     SparkBloomConf.register()
     extensions.injectPostHocResolutionRule(BloomWriteRule)
-    extensions.injectPostHocResolutionRule(DeltaWriteRule(_))
-    extensions.injectPostHocResolutionRule(IcebergWriteRule(_))
+    ScanSources.all.flatMap(_.resolutionRules).foreach(extensions.injectPostHocResolutionRule)
     extensions.injectPostHocResolutionRule(BloomCacheInvalidation)
     extensions.injectPreCBORule(PruneFilesByBloomFilters.registration)
     extensions.injectPlannerStrategy(_ => ClearCacheStrategy)
     extensions.injectPlannerStrategy(JoinKeysStrategy(_))
+    extensions.injectPlannerStrategy(JudgedScanStrategy(_))
     extensions.injectColumnar(ScanPruningRule.columnar)
     extensions.injectQueryStagePrepRule(ScanPruningRule(_))
     TableFunctions.all.foreach(extensions.injectTableFunction)

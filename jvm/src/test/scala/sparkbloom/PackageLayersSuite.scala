@@ -75,6 +75,23 @@ class PackageLayersSuite extends AnyFunSuite {
         .subsetOf(graph("sparkbloom.commands").keySet), graph("sparkbloom.commands"))
   }
 
+  test("the table formats stay in their own packages: shared code names none, and none depends on them") {
+    val formats = Set("sparkbloom.delta", "sparkbloom.iceberg")
+    formats.foreach(f => assert(graph.contains(f), s"no package $f"))
+    formats.foreach(f => assert(dependents(f).isEmpty, s"packages that depend on $f: ${dependents(f)}"))
+    val main = new File(root, "jvm/src/main")
+    val shared = Files.walk(main.toPath).iterator().asScala.map(_.toFile)
+      .filter(f => f.getName.endsWith(".scala") && !formats.exists(p => f.getPath.contains(p.replace('.', '/') + "/")))
+      .toSeq
+    assert(shared.size > 50, shared.size)
+    val naming = shared.flatMap { f =>
+      // code and strings, not comments: a class named in a string is a format recognized by name
+      val code = withoutComments(new String(Files.readAllBytes(f.toPath), StandardCharsets.UTF_8))
+      FormatNames.findAllIn(code).map(n => s"${root.toPath.relativize(f.toPath)}: $n")
+    }
+    assert(naming.isEmpty, s"shared sources that name a table format:\n${naming.mkString("\n")}")
+  }
+
   test("the cycle finder names a cycle of a small graph, and finds none where there is none") {
     val cyclic = Map("a" -> Set("b"), "b" -> Set("c", "d"), "c" -> Set("a"), "d" -> Set.empty[String], "e" -> Set("a"))
     assert(findCycle(cyclic).contains(Seq("a", "b", "c", "a")))
@@ -188,6 +205,17 @@ object PackageLayersSuite {
       }
     g.keys.toSeq.sorted.iterator.map(visit(_, Nil)).collectFirst { case Some(c) => c }
   }
+
+  /**
+   * A table format's classes, packages, names or file conventions, as code or strings would
+   * name them; not Parquet's delta encodings.
+   */
+  val FormatNames: scala.util.matching.Regex =
+    """(?i)\b(?!delta_(?:binary|byte|length)_)\w*(?:delta|iceberg)\w*|metadata\.json""".r
+
+  /** Scala source with its comments (nested too) blanked, its literals kept. */
+  def withoutComments(src: String): String =
+    src.replaceAll("(?s)/\\*.*?\\*/", " ").replaceAll("(?m)//.*$", "")
 
   /** Scala source with its comments (nested too) blanked and its string and character literals emptied. */
   def withoutCommentsAndStrings(src: String): String = {

@@ -21,7 +21,7 @@ import sparkbloom.settings.SparkBloomConf
 import sparkbloom.shims.SparkShims
 
 /**
- * Sits directly on a DataSource V1 Parquet scan (or an Iceberg batch scan sparkbloom judged)
+ * Sits directly on a DataSource V1 scan (or a V2 batch scan whose source sparkbloom judged)
  * and passes its rows or batches through untouched. It exists to be seen: EXPLAIN shows what
  * the scan's Bloom-filter pruning decided (files and row groups before and after), and the
  * Spark UI shows the same as driver-side SQL metrics. `FileSourceScanExec` has a fixed set of metrics, hence a node.
@@ -53,23 +53,24 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
     case index: BloomPruningFileIndex => index
   }
 
-  private def icebergScan: Option[BatchScanExec] = child match {
+  /** A V2 scan whose source judged it while the plan was optimized (a table format's). */
+  private def batchScan: Option[BatchScanExec] = child match {
     case b: BatchScanExec => Some(b)
     case _ => None
   }
 
-  // What the keys of a join decided for an Iceberg scan, when this plan was last executed.
-  @transient @volatile private var icebergByKeys: Option[PruningStats] = None
+  // What the keys of a join decided for a V2 scan, when this plan was last executed.
+  @transient @volatile private var batchByKeys: Option[PruningStats] = None
 
   /**
-   * An Iceberg scan's decision: by the keys of a join where it ran with them, else by its
-   * literals, made while the plan was optimized ([[IcebergScans]]).
+   * A V2 scan's decision: by the keys of a join where it ran with them, else by its
+   * literals, made while the plan was optimized ([[ScanSource.decided]]).
    */
-  private def icebergDecision: Option[PruningStats] =
-    icebergByKeys.orElse(icebergScan.flatMap(b => IcebergScans.decided(b.scan)))
+  private def batchDecision: Option[PruningStats] =
+    batchByKeys.orElse(batchScan.flatMap(b => ScanSources.decided(b.scan)))
 
   /** What the scan's last listing decided. */
-  def stats: Option[PruningStats] = index.flatMap(_.pruner.lastStats).orElse(icebergDecision)
+  def stats: Option[PruningStats] = index.flatMap(_.pruner.lastStats).orElse(batchDecision)
 
   protected override def doExecute(): RDD[InternalRow] =
     executed(_.execute(), sparkContext.emptyRDD[InternalRow], unsafeSchema = Some(schema))
@@ -94,7 +95,7 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
     val ruledOut = for (s <- scan.toSeq if readsIfChanged(s); i <- index.toSeq; f <- i.pruner.lastRuledOut) yield f
     val rdd =
       if (!bucketed && ruledOut.isEmpty && listing.exists(_.forall(_.files.isEmpty))) empty
-      else if (icebergScan.isDefined) withIcebergKeys(run(child))
+      else if (batchScan.isDefined) withBatchKeys(run(child))
       else {
         val scanned = run(child)
         fileScanUnder(scanned) match {
@@ -110,30 +111,30 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
           case None => scanned
         }
       }
-    icebergDecision.foreach(PruningStats.recordLast(session, _))
+    batchDecision.foreach(PruningStats.recordLast(session, _))
     report()
     rdd
   }
 
   /**
-   * An Iceberg scan's RDD without the files that cannot hold a key of the join: a partition
-   * none of whose files can is dropped, and one that keeps some reads only those
-   * ([[IcebergTasks.narrowedByKeys]]). The scan and its tasks stay as Iceberg planned them:
+   * A V2 scan's RDD without the files that cannot hold a key of the join: a partition none of
+   * whose files can is dropped, and one that keeps some reads only those
+   * ([[ScanSource.narrowedByKeys]]). The scan and its tasks stay as its source planned them:
    * Spark may share the scan with plans of other keys.
    */
-  private def withIcebergKeys[T: ClassTag](scanned: RDD[T]): RDD[T] = {
-    icebergByKeys = None
+  private def withBatchKeys[T: ClassTag](scanned: RDD[T]): RDD[T] = {
+    batchByKeys = None
     val keys = JoinKeys.evaluated(joinKeys, SparkBloomConf.joinMaxKeys(conf))
     // a partition of a scan grouped by partition values is one the plan above counts on
     if (keys.predicate.isEmpty || !SparkBloomConf.enabled(conf) || bucketed) return scanned
     val decided = for {
-      b <- icebergScan
+      b <- batchScan
       source <- under(scanned) { case d: DataSourceRDD => d }
       planned = source.partitions.toSeq.map(SparkShims.inputPartitionsOf)
-      narrowed <- IcebergScans.narrowedByKeys(session, b.scan, planned, keys)
+      narrowed <- ScanSources.all.view.flatMap(_.narrowedByKeys(session, b.scan, planned, keys)).headOption
     } yield (source, planned, narrowed)
     decided.fold(scanned) { case (source, planned, (reads, stats)) =>
-      icebergByKeys = Some(stats)
+      batchByKeys = Some(stats)
       val changed = planned.indices.filter(i => reads(i).nonEmpty && reads(i) != planned(i))
       // a narrowed partition is handed down only through RDDs that hand their own down as it is
       val passedDown = source.partitions.indices.forall(i => scanned.partitions(i) eq source.partitions(i))
@@ -147,7 +148,7 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
 
   private def bucketed: Boolean = !child.outputPartitioning.isInstanceOf[UnknownPartitioning]
 
-  /** Only sparkbloom's own Parquet reader reads what was left unread (Delta's files are never rewritten). */
+  /** Only sparkbloom's own Parquet reader reads what was left unread (a table format's files are never rewritten). */
   private def readsIfChanged(s: FileSourceScanExec): Boolean =
     s.relation.fileFormat.isInstanceOf[BloomReadParquetFileFormat]
 
@@ -210,7 +211,7 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   private def pruning: String =
     PruningMetrics.describe((for (s <- scan; index <- index;
         stats <- index.pruner.decided(
-          staticPartitionFilters(s), s.dataFilters)) yield stats).orElse(icebergDecision))
+          staticPartitionFilters(s), s.dataFilters)) yield stats).orElse(batchDecision))
 
   /** The join keys as EXPLAIN shows them: the columns they prune and their subqueries. */
   private def joinKeysString: String =

@@ -48,10 +48,13 @@ private[sparkbloom] trait PruningListing extends FileIndex {
 }
 
 private object PruningListing {
+
+  /**
+   * The judge of `delegate`'s listings. A table format's `snapshot` has its table's root as
+   * its root, whatever its partitions, and files that are never replaced.
+   */
   def pruner(session: SparkSession, delegate: FileIndex, options: Map[String, String], selectRowGroups: Boolean,
-      fileColumns: FileColumns, useTableIndex: Boolean): ListingPruner = {
-    // a Delta snapshot's root is its table's, whatever its partitions, and its files are never replaced
-    val snapshot = DeltaTables.isDeltaFileIndex(delegate)
+      fileColumns: FileColumns, useTableIndex: Boolean, snapshot: Boolean): ListingPruner = {
     val indexDepth = if (snapshot) 0 else delegate.partitionSchema.size
     new ListingPruner(session, options, selectRowGroups, fileColumns,
       () => if (useTableIndex) ListingPruner.indexRoots(delegate.rootPaths, indexDepth) else Nil,
@@ -59,17 +62,18 @@ private object PruningListing {
   }
 }
 
-/** The pruning listing of a DataSource V1 relation, over any file index (Delta's too). */
+/** The pruning listing of a DataSource V1 relation, over any file index (a table format's snapshot too). */
 private[sparkbloom] final class BloomPruningFileIndex(
     val delegate: FileIndex,
     session: SparkSession,
     options: Map[String, String],
     selectRowGroups: Boolean,
     fileColumns: FileColumns,
-    useTableIndex: Boolean)
+    useTableIndex: Boolean,
+    snapshot: Boolean)
     extends PruningListing {
   val pruner: ListingPruner =
-    PruningListing.pruner(session, delegate, options, selectRowGroups, fileColumns, useTableIndex)
+    PruningListing.pruner(session, delegate, options, selectRowGroups, fileColumns, useTableIndex, snapshot)
 }
 
 private[sparkbloom] object BloomPruningFileIndex {
@@ -79,9 +83,10 @@ private[sparkbloom] object BloomPruningFileIndex {
    * ([[PruneFilesByBloomFilters]]) already judged it, so a scan is judged once; else a new one.
    */
   def of(fs: HadoopFsRelation, session: SparkSession, selectRowGroups: Boolean, fileColumns: FileColumns,
-      useTableIndex: Boolean): BloomPruningFileIndex = fs.location match {
+      useTableIndex: Boolean, snapshot: Boolean = false): BloomPruningFileIndex = fs.location match {
     case judged: BloomPruningFileIndex => judged
-    case other => new BloomPruningFileIndex(other, session, fs.options, selectRowGroups, fileColumns, useTableIndex)
+    case other =>
+      new BloomPruningFileIndex(other, session, fs.options, selectRowGroups, fileColumns, useTableIndex, snapshot)
   }
 }
 
@@ -97,7 +102,8 @@ private[sparkbloom] final class BloomPartitioningAwareFileIndex(
     fileColumns: FileColumns)
     extends PartitioningAwareFileIndex(session, options, None) with PruningListing {
   val pruner: ListingPruner =
-    PruningListing.pruner(session, delegate, options, selectRowGroups, fileColumns, useTableIndex = true)
+    PruningListing.pruner(session, delegate, options, selectRowGroups, fileColumns, useTableIndex = true,
+      snapshot = false)
 
   override def partitionSpec(): PartitionSpec = delegate.partitionSpec()
   override def allFiles(): Seq[FileStatus] = delegate.allFiles()

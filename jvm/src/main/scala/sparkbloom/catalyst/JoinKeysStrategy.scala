@@ -14,12 +14,10 @@ import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftOuter, LeftSemi
 import org.apache.spark.sql.catalyst.plans
   .logical.{Aggregate, Expand, Filter, Generate, Join, LocalRelation, LogicalPlan, OneRowRelation, Project, Range, RebalancePartitions, RepartitionOperation, Sort, SubqueryAlias, Union, View}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
-import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan, SparkStrategy}
+import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.adaptive.LogicalQueryStage
-import org.apache.spark.sql.execution.datasources.{FileSourceStrategy, HadoopFsRelation, LogicalRelation}
-import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
+import org.apache.spark.sql.execution.datasources.LogicalRelation
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, DataSourceV2ScanRelation}
-import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec
 import org.apache.spark.sql
   .types.{ArrayType, ByteType, DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType, MapType, ShortType, StringType, StructType, UserDefinedType}
@@ -53,28 +51,11 @@ private[sparkbloom] final case class JoinKeysStrategy(session: SparkSession) ext
   }
 
   /**
-   * A scan whose filters hold a join's key subqueries, planned by Spark's own strategy with
-   * the markers taken out (they never filter rows). V1: the node above the scan waits for the
-   * subqueries and hands their keys to the file index. V2: Spark hands them to the scan as
-   * runtime filters.
+   * A scan whose filters hold a join's key subqueries, planned by its source with the markers
+   * taken out (they never filter rows) and the scan pruned by the keys when the plan runs.
    */
-  private def planScan(plan: LogicalPlan, scan: LogicalPlan, keys: Seq[Expression]): Seq[SparkPlan] = scan match {
-    case v1: LogicalRelation =>
-      FileSourceStrategy(JoinKeys.withoutMarkers(plan)).map(_.transformUp {
-        case exec: FileSourceScanExec
-            if exec.relation.location eq v1.relation.asInstanceOf[HadoopFsRelation].location =>
-          ScanPruningRule.pruned(session, exec, keys)
-      })
-    // Iceberg: the node above the scan waits for the subqueries and drops the partitions whose
-    // files cannot hold a key; the scan itself, which Spark may share, stays as it is.
-    case iceberg: DataSourceV2ScanRelation if IcebergScans.plainRead(iceberg) =>
-      SparkShims.planDataSourceV2(session, JoinKeys.withoutMarkers(plan)).map(_.transformUp {
-        case exec: BatchScanExec if exec.scan eq iceberg.scan => BloomPruningExec(exec, keys)
-      })
-    case v2: DataSourceV2ScanRelation =>
-      val pruned = v2.copy(scan = BloomParquetScan.of(v2.scan.asInstanceOf[ParquetScan], session).decide())
-      SparkShims.planDataSourceV2(session, JoinKeys.unmarked(plan.transformDown { case node if node eq v2 => pruned }))
-  }
+  private def planScan(plan: LogicalPlan, scan: LogicalPlan, keys: Seq[Expression]): Seq[SparkPlan] =
+    ScanSources.all.view.flatMap(_.planWithKeys(session, plan, scan, keys)).headOption.getOrElse(Nil)
 
   private def active: Boolean = {
     val conf = session.sessionState.conf
@@ -181,6 +162,7 @@ private[sparkbloom] object JoinKeysStrategy {
       true
     case stage: LogicalQueryStage => recomputesTheSame(stage.logicalPlan) // judged as before adaptive execution ran it
     case _: Project | _: Filter | _: Join | _: Union | _: Expand | _: Generate | _: SubqueryAlias | _: View => true
+    case _: JudgedScan => true // the scan beneath, sized by what it keeps
     // A group keeps one of its equal keys, whichever came first, unless equal keys are the same value.
     case aggregate: Aggregate => aggregate.groupingExpressions.forall(g => equalIsSame(g.dataType))
     // Order and partitioning are not which rows there are.
@@ -263,10 +245,10 @@ private[sparkbloom] object JoinKeysStrategy {
     if (column.dataType != otherType) None else resolve(side, column)
   }
 
-  /** The scans keys of a join can prune: plain Parquet scans and plain reads of Iceberg tables. */
-  private def judgesKeys(scan: LogicalPlan): Boolean = PlainParquet.scan(scan) || IcebergScans.scan(scan)
+  /** The scans keys of a join can prune, as their sources say. */
+  private def judgesKeys(scan: LogicalPlan): Boolean = ScanSources.takesJoinKeys(scan)
 
   // Partition values are not in the files' filters (Spark's dynamic partition pruning prunes those).
   private def isPartitionColumn(scan: LogicalPlan, a: Attribute): Boolean =
-    PlainParquet.partitionColumns(scan).exists(_.equalsIgnoreCase(a.name))
+    ScanSources.partitionColumns(scan).exists(_.equalsIgnoreCase(a.name))
 }

@@ -25,7 +25,7 @@ import sparkbloom.settings.SparkBloomConf
  * kept file carries the row groups that may match. Shared by the DataSource V1 and V2 file
  * indexes, which remember the last result so that EXPLAIN and execution share one probe.
  */
-private object ListingPruner {
+private[sparkbloom] object ListingPruner {
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[ListingPruner])
 
   /** Spark's per-read Parquet option for the calendar of dates and timestamps. */
@@ -136,7 +136,7 @@ private[sparkbloom] final class ListingPruner(
   def describe(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
       listAll: => Seq[PartitionDirectory]): PruningStats = decide(partitionFilters, dataFilters)(listAll).stats
 
-  /** The pruned listing, as [[describe]] decides it: for a scan that takes its files at planning (Iceberg's). */
+  /** The pruned listing, as [[describe]] decides it: for a scan that takes its files at planning (a table format's task list). */
   def keptListing(partitionFilters: Seq[Expression], dataFilters: Seq[Expression])(
       listAll: => Seq[PartitionDirectory]): Seq[PartitionDirectory] =
     decide(partitionFilters, dataFilters)(listAll).listing

@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
  * The scans sparkbloom judges on its own: Spark's own Parquet format and scan, never a
  * subclass. Another project's format (Delta's DeltaParquetFileFormat reads column-mapped
  * names and deletion vectors; other lake formats have theirs) is planned exactly as without
- * sparkbloom, unless a rule supports it on purpose (Delta: [[ScanPruningRule]]).
+ * sparkbloom, unless a source supports it on purpose ([[ScanSource]]).
  */
 private[sparkbloom] object PlainParquet {
 

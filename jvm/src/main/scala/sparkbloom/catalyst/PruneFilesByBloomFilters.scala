@@ -3,24 +3,17 @@
 package sparkbloom.catalyst
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.catalog.CatalogStatistics
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, SubqueryExpression}
 import org.apache.spark.sql.catalyst.planning.ScanOperation
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.datasources.{DataSourceUtils, HadoopFsRelation, LogicalRelation}
-import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
-import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
-import sparkbloom.predicate.PointPredicate
 import sparkbloom.read.PruningStats
 import sparkbloom.settings.SparkBloomConf
 
 /**
- * Judges the files of each plain Parquet relation by its `=`, `IN` and `<=>` literals while
- * the plan is optimized, and gives the relation the size of what it keeps, as Spark's
- * `PruneFileSourcePartitions` does for partitions. Spark picks join strategies by those
- * sizes: a lookup that keeps 1 of 200 files is sized as that file and can be broadcast.
+ * Judges each scan by its `=`, `IN` and `<=>` literals while the plan is optimized, through
+ * the scan's source ([[ScanSource.judgeLiterals]]), which gives the scan the size of what it
+ * keeps, as Spark's `PruneFileSourcePartitions` does for partitions.
  *
  * It runs among the optimizer's last rules, Spark's batch for user-provided optimizations
  * (`spark.experimental.extraOptimizations`, where [[PruneFilesByBloomFilters.registration]]
@@ -36,76 +29,19 @@ private[sparkbloom] final case class PruneFilesByBloomFilters(session: SparkSess
     if (!SparkBloomConf.enabled(session.sessionState.conf)) {
       if (plan.exists(PlainParquet.scan)) PruningStats.recordLast(session, PruningStats.Empty) // nothing judged
       plan
-    } else
-      plan.transformDown {
-        case op @ ScanOperation(_, _, filters, relation: LogicalRelation)
-            if unjudgedV1(relation) && PointPredicate.fromFilters(filters).isDefined =>
-          replace(op, relation, judgedV1(relation, filters))
-        case op @ ScanOperation(_, _, _, relation: DataSourceV2ScanRelation)
-            if relation.scan.getClass == classOf[ParquetScan] &&
-              PointPredicate.fromFilters(relation.scan.asInstanceOf[ParquetScan].dataFilters).isDefined =>
-          replace(op, relation, judgedV2(relation, relation.scan.asInstanceOf[ParquetScan]))
-        case op @ ScanOperation(_, _, filters, relation: DataSourceV2ScanRelation)
-            if IcebergScans.plainRead(relation) && !IcebergScans.judged(relation.scan) =>
-          // the scan itself keeps the files it kept: the plan is the same plan
-          if (PointPredicate.fromFilters(filters).isDefined) IcebergScans.judge(session, relation, filters)
-          else PruningStats.recordLast(session, PruningStats.Empty)
-          op
-        case op @ ScanOperation(_, _, filters, relation)
-            if PlainParquet.scan(relation) && !judged(relation) &&
-              PointPredicate.fromFilters(filters ++ dataFilters(relation)).isEmpty =>
-          // nothing to judge: the session's last pruning is none, as for a scan judged to keep all
-          PruningStats.recordLast(session, PruningStats.Empty)
-          op
-      }
-
-  private def judged(relation: LogicalPlan): Boolean = relation match {
-    case r: LogicalRelation => r.relation.asInstanceOf[HadoopFsRelation].location.isInstanceOf[BloomPruningFileIndex]
-    case r: DataSourceV2ScanRelation => r.scan.isInstanceOf[BloomParquetScan]
-    case _ => false
-  }
-
-  private def dataFilters(relation: LogicalPlan): Seq[Expression] = relation match {
-    case r: DataSourceV2ScanRelation => r.scan.asInstanceOf[ParquetScan].dataFilters.toSeq
-    case _ => Nil
-  }
-
-  private def unjudgedV1(relation: LogicalRelation): Boolean = relation.relation match {
-    case fs: HadoopFsRelation => PlainParquet.relation(fs) && !fs.location.isInstanceOf[BloomPruningFileIndex]
-    case _ => false
-  }
+    } else judged(plan)
 
   /**
-   * The relation over its pruning index, decided for the filters its scan will list with
-   * (split into partition and data filters as Spark splits them). A table's catalog
-   * statistics, which Spark prefers to the files' size, are replaced by the kept size.
+   * `plan` with each scan operation its source judged in its place, from the top: a judged
+   * scan is not descended into (it is its source's, whole), any other node is.
    */
-  private def judgedV1(relation: LogicalRelation, filters: Seq[Expression]): LogicalRelation = {
-    val fs = relation.relation.asInstanceOf[HadoopFsRelation]
-    val conf = session.sessionState.conf
-    val index = BloomPruningFileIndex.of(fs, session, SparkBloomConf.pruneRowGroups(conf),
-      FileColumns.ofParquetScan(conf, fs.dataSchema), useTableIndex = true)
-    // named as the relation names its columns, as Spark's file source planning does
-    val names = relation.output.map(a => a.exprId -> a.name).toMap
-    val normalized = filters.filter(f => f.deterministic && !SubqueryExpression.hasSubquery(f)).map(_.transform {
-      case a: AttributeReference if names.contains(a.exprId) => a.withName(names(a.exprId))
-    })
-    val (partitionFilters, dataFilters) = DataSourceUtils.getPartitionFiltersAndDataFilters(fs.partitionSchema,
-      normalized)
-    val sized = index.decide(partitionFilters.toSeq, dataFilters.toSeq)
-    relation.copy(
-      relation = fs.copy(location = index)(fs.sparkSession),
-      catalogTable =
-        if (!sized) relation.catalogTable
-        else
-          relation.catalogTable.map(_.copy(stats = Some(CatalogStatistics(sizeInBytes = BigInt(index.sizeInBytes))))))
+  private def judged(plan: LogicalPlan): LogicalPlan = plan match {
+    case done: JudgedScan => done
+    case op @ ScanOperation(_, _, filters, relation) =>
+      ScanSources.all.view.flatMap(_.judgeLiterals(session, op, relation, filters)).headOption
+        .getOrElse(op.mapChildren(judged))
+    case other => other.mapChildren(judged)
   }
-
-  private def judgedV2(relation: DataSourceV2ScanRelation, scan: ParquetScan): DataSourceV2ScanRelation =
-    relation.copy(scan = BloomParquetScan.of(scan, session).decide())
-
-  private def replace(plan: LogicalPlan, from: LogicalPlan, to: LogicalPlan): LogicalPlan =
-    plan.transformDown { case node if node eq from => to }
 }
 
 private[sparkbloom] object PruneFilesByBloomFilters {

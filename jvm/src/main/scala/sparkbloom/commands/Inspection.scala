@@ -13,7 +13,7 @@ import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
 import org.apache.spark.sql.types._
 import org.apache.spark.util.SerializableConfiguration
 
-import sparkbloom.catalyst.DeltaTables
+import sparkbloom.catalyst.{CurrentFiles, ScanSources}
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.hashing.{LiteralProbe, ProbeHashes}
 import sparkbloom.read.{FilterLookup, OpenedFile, ParquetFileListing, ProbeCache, RowGroupJudge}
@@ -190,7 +190,7 @@ object Inspection {
    * On the driver, footers and filters go through the driver's cache (decrypted ones
    * scoped to this session's keys), which `REFRESH` reaches; tasks read them uncached.
    */
-  private def perFile(spark: SparkSession, target: Target)(
+  private def perFile(spark: SparkSession, target: CurrentFiles)(
       work: (FileStatus, Configuration, Option[ProbeCache.Scoped]) => Seq[Row]): Seq[Row] = {
     val conf = spark.sessionState.newHadoopConf()
     val files = target.files
@@ -214,39 +214,28 @@ object Inspection {
 
   /**
    * The files to inspect, and how a column's name in them reads in the table: the same but
-   * for Delta tables with column mapping, whose files name columns `col-<uuid>`.
+   * for a table format that keeps columns under physical names.
    */
-  private final case class Target(files: Seq[String], fileColumn: String => String, tableColumn: String => String)
-
   private object Target {
-    def of(spark: SparkSession, pathOrTable: String): Target = {
-      val conf = spark.sessionState.newHadoopConf()
+    def of(spark: SparkSession, pathOrTable: String): CurrentFiles = {
       val path = locationOf(spark, pathOrTable)
-      if (DeltaTables.isTableAt(spark, path)) {
-        val state = DeltaTables.stateAt(spark, path).get
-        val toFile =
-          state.leafPaths.map(p => p.mkString(".") -> state.columns.filePath(p).getOrElse(p).mkString(".")).toMap
-        val toTable = toFile.map(_.swap)
-        val current = spark.read.format("delta").load(path).inputFiles.toSeq.sorted
-        Target(current, c => toFile.getOrElse(c, c), c => toTable.getOrElse(c, c))
-      } else {
+      ScanSources.currentFiles(spark, path).getOrElse {
         val files =
           try ParquetFileListing.list(spark, path).map(_.getPath.toString)
           catch {
             case e: java.io.FileNotFoundException =>
               throw new SparkBloomException(s"path does not exist: $path (${e.getMessage})")
           }
-        Target(files, identity, identity)
+        CurrentFiles(files, identity, identity)
       }
     }
-
   }
 
-  private val PathTable = """(?i)(?:delta|parquet)\.`(.+)`""".r
+  private lazy val PathTable = s"(?i)(?:${("parquet" +: ScanSources.pathPrefixes).mkString("|")})\\.`(.+)`".r
 
   /**
    * The directory of a path, or of a table named as SQL names it (`db.table`, parquet.`path`,
-   * delta.`path`) unless a file or directory has that name.
+   * a table format's prefix.`path`) unless a file or directory has that name.
    */
   private[sparkbloom] def locationOf(spark: SparkSession, pathOrTable: String): String = pathOrTable.trim match {
     case PathTable(path) => path.replace("``", "`")

@@ -8,7 +8,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types._
 
-import sparkbloom.catalyst.{DeltaIndexedTable, DeltaTables, IcebergIndexedTable}
+import sparkbloom.catalyst.ScanSources
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.index.{IndexBuilder, IndexedTable}
 
@@ -78,25 +78,21 @@ object TableIndexCommands {
     spark.createDataFrame(java.util.Collections.singletonList(row), schema)
 
   /**
-   * The table a name or path says: an Iceberg table of a catalog; at a directory or a catalog
-   * table's location, a Delta table's current snapshot, or a Parquet directory.
+   * The table a name or path says: a table a source finds by its catalog name; at a directory
+   * or a catalog table's location, the table a source finds there, or a Parquet directory.
    */
   private def tableAt(spark: SparkSession, pathOrTable: String): IndexedTable = {
     if (pathOrTable == null || pathOrTable.trim.isEmpty)
       throw new SparkBloomException("name a Parquet directory or table")
-    IcebergIndexedTable.named(spark, pathOrTable.trim).getOrElse {
+    ScanSources.indexedTableNamed(spark, pathOrTable.trim).getOrElse {
       val location = Inspection.locationOf(spark, pathOrTable)
       val root = new Path(location)
       val fs = root.getFileSystem(spark.sessionState.newHadoopConf())
       if (!fs.exists(root)) throw new SparkBloomException(s"path does not exist: $location")
       if (!fs.getFileStatus(root).isDirectory)
         throw new SparkBloomException(s"an index belongs to a table directory, not a file: $location")
-      // its directory holds every snapshot's files: only the table knows which it reads
-      if (fs.globStatus(new Path(root, "metadata/*.metadata.json")).nonEmpty)
-        throw new SparkBloomException(s"$location is an Apache Iceberg table's directory: name the table instead")
       val qualified = fs.makeQualified(root)
-      if (DeltaTables.isTableAt(spark, location)) DeltaIndexedTable(qualified)
-      else IndexedTable.ParquetDirectory(qualified)
+      ScanSources.indexedTableAt(spark, qualified).getOrElse(IndexedTable.ParquetDirectory(qualified))
     }
   }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.catalyst
+package sparkbloom.delta
 
 import scala.util.control.NonFatal
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.catalyst
+package sparkbloom.delta
 
 import java.util.Locale
 
 import org.apache.spark.sql.types.{StructField, StructType}
+import sparkbloom.catalyst.FileColumns
 import sparkbloom.predicate.PointPredicate
 
 /**

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.catalyst
+package sparkbloom.delta
 
 import org.apache.parquet.hadoop.{ParquetOutputFormat, ParquetWriter}
 import java.util.Locale
@@ -13,6 +13,7 @@ import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.StructType
 
+import sparkbloom.catalyst.CommandsInSequence
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.hashing.FilterSupport
 import sparkbloom.write.{BloomWriteOptions, ParquetJavaFilterKeys}

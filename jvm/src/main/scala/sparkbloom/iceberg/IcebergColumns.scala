@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.catalyst
+package sparkbloom.iceberg
 
+import sparkbloom.catalyst.FileColumns
 import sparkbloom.predicate.PointPredicate
 
 /**

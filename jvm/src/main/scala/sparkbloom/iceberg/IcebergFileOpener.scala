@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.catalyst
+package sparkbloom.iceberg
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
@@ -15,7 +15,7 @@ import sparkbloom.read.FileOpener
  * location Iceberg wrote (a path and length name one file: Iceberg never writes a path twice).
  * Serializable as Iceberg's IO is, for executors that probe footers.
  */
-private[catalyst] final case class IcebergFileOpener(io: FileIO) extends FileOpener {
+private[sparkbloom] final case class IcebergFileOpener(io: FileIO) extends FileOpener {
   def open(status: FileStatus, conf: Configuration): SeekableInputStream = {
     val in = io.newInputFile(status.getPath.toString, status.getLen).newStream()
     new DelegatingSeekableInputStream(in) {

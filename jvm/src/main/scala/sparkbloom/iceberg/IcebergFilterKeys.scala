@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.write
+package sparkbloom.iceberg
 
 import scala.util.Try
 
 import org.apache.spark.sql.types.{DataType, StructType}
+
+import sparkbloom.write.{BloomWriteOptions, BloomWriteSpec}
 
 /**
  * Apache Iceberg's own table properties that make its writer add split block Bloom filters,

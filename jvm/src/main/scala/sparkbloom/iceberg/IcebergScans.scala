@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.catalyst
+package sparkbloom.iceberg
 
 import java.util.concurrent.ConcurrentMap
 
@@ -16,6 +16,7 @@ import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.connector.read.{InputPartition, Scan}
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, DataSourceV2ScanRelation}
 
+import sparkbloom.catalyst.JoinKeys
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.read.PruningStats
 
@@ -44,8 +45,11 @@ private[sparkbloom] object IcebergScans extends Logging {
   private val decisions: ConcurrentMap[Scan, Option[PruningStats]] =
     new MapMaker().weakKeys().makeMap[Scan, Option[PruningStats]]()
 
+  /** Whether `scan` is Iceberg's batch query scan. */
+  def batchQueryScan(scan: Scan): Boolean = scan.getClass.getName == BatchQueryScan
+
   def plainRead(relation: DataSourceV2ScanRelation): Boolean =
-    relation.scan.getClass.getName == BatchQueryScan && relation.relation.table.getClass.getName == IcebergTable &&
+    batchQueryScan(relation.scan) && relation.relation.table.getClass.getName == IcebergTable &&
       relation.keyGroupedPartitioning.isEmpty
 
   /** Whether `plan` is a plain read of an Iceberg table sparkbloom judges. */

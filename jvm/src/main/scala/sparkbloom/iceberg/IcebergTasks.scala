@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.catalyst
+package sparkbloom.iceberg
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, ObjectOutputStream, ObjectStreamClass}
 import java.lang.reflect.{Method, Modifier}
@@ -16,6 +16,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.connector.read.{InputPartition, Scan}
 import org.apache.spark.sql.execution.datasources.PartitionDirectory
 
+import sparkbloom.catalyst.{JoinKeys, ListingPruner}
 import sparkbloom.read.{FileOpener, PruningStats}
 
 /**
@@ -27,7 +28,7 @@ import sparkbloom.read.{FileOpener, PruningStats}
  *
  * Loaded only for scans [[IcebergScans]] has named as Iceberg's: it links to Iceberg's classes.
  */
-private[catalyst] object IcebergTasks {
+private[sparkbloom] object IcebergTasks {
 
   /**
    * Drops the tasks of files that cannot match `filters` from `scan`; the decision, or None
@@ -225,11 +226,50 @@ private[catalyst] object IcebergTasks {
 
   /** The first of `names` that `target`'s class or a superclass declares with as many parameters as `args`. */
   private def callWith(target: AnyRef, names: Seq[String], args: Seq[AnyRef]): AnyRef = {
-    val declared: Seq[Method] = Iterator.iterate[Class[_]](target.getClass)(_.getSuperclass).takeWhile(_ != null)
-      .flatMap(_.getDeclaredMethods).toSeq
-    val method = names.flatMap(n => declared.find(m => m.getName == n && m.getParameterCount == args.size)).headOption
+    val method = methodOf(target.getClass, names, args.size)
       .getOrElse(throw new NoSuchMethodException(s"${target.getClass.getName}: none of ${names.mkString(", ")}"))
     method.setAccessible(true)
     method.invoke(target, args: _*)
+  }
+
+  private def methodOf(c: Class[_], names: Seq[String], parameters: Int): Option[Method] = {
+    val declared = Iterator.iterate[Class[_]](c)(_.getSuperclass).takeWhile(_ != null).flatMap(_.getDeclaredMethods)
+      .toSeq
+    names.flatMap(n => declared.find(m => m.getName == n && m.getParameterCount == parameters)).headOption
+  }
+
+  private val Source = "org.apache.iceberg.spark.source."
+
+  /** Each method of Iceberg's classes reached by reflection: its class, its names (any one), its parameter count. */
+  private val ReachedMethods: Seq[(String, Seq[String], Int)] = Seq(
+    (s"${Source}SparkBatchQueryScan", Seq("tasks"), 0), (s"${Source}SparkBatchQueryScan", Seq("resetTasks"), 1),
+    (s"${Source}SparkBatchQueryScan", Seq("taskGroups"), 0),
+    (s"${Source}SparkBatchQueryScan", Seq("projection", "expectedSchema"), 0),
+    (s"${Source}SparkBatchQueryScan", Seq("table"), 0), (s"${Source}SparkInputPartition", Seq("taskGroup"), 0),
+    (s"${Source}SparkTable", Seq("table"), 0))
+
+  /**
+   * What sparkbloom reaches by reflection that the Iceberg in `loader` lacks: each method, the
+   * input partition's task group field, and the task group's constructor; empty where every
+   * one is there. A test runs it against each Iceberg runtime jar sparkbloom supports.
+   */
+  def unreachable(loader: ClassLoader): Seq[String] = {
+    // a class whose members' types cannot be loaded is as missing as one that is not there
+    def linked[T](body: => Option[T]): Option[T] =
+      try body
+      catch { case _: ReflectiveOperationException | _: LinkageError => None }
+    def load(name: String): Option[Class[_]] = linked(Some(Class.forName(name, false, loader)))
+    val methods = ReachedMethods.collect {
+      case (owner, names, parameters) if linked(load(owner).flatMap(methodOf(_, names, parameters))).isEmpty =>
+        s"$owner.${names.mkString("|")}/$parameters"
+    }
+    val partition = s"${Source}SparkInputPartition"
+    val field = Seq(s"$partition#taskGroup")
+      .filter(_ => linked(load(partition).filter(_.getDeclaredFields.exists(_.getName == "taskGroup"))).isEmpty)
+    val group = Seq("org.apache.iceberg.BaseScanTaskGroup").filter { name =>
+      linked(for (c <- load(name); key <- load("org.apache.iceberg.StructLike"))
+          yield c.getConstructor(key, classOf[java.util.Collection[_]])).isEmpty
+    }
+    methods ++ field ++ group
   }
 }

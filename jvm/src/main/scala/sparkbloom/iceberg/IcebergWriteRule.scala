@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.catalyst
+package sparkbloom.iceberg
 
 import java.util.Locale
 
@@ -13,8 +13,9 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.StructType
 
+import sparkbloom.catalyst.CommandsInSequence
 import sparkbloom.errors.SparkBloomException
-import sparkbloom.write.{BloomWriteOptions, BloomWriteSpec, IcebergFilterKeys}
+import sparkbloom.write.{BloomWriteOptions, BloomWriteSpec}
 
 /**
  * Bloom filters in Apache Iceberg tables. Iceberg writes its files with its own writer, which

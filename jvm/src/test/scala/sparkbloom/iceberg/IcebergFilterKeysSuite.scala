@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 the sparkbloom authors
-package sparkbloom.write
+package sparkbloom.iceberg
 
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
 import org.scalatest.funsuite.AnyFunSuite
+
+import sparkbloom.write.{BloomColumn, BloomWriteOptions, BloomWriteSpec}
 
 /** Iceberg's filter properties from settings and back, and across a rename. */
 class IcebergFilterKeysSuite extends AnyFunSuite {

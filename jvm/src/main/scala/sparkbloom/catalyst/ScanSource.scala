@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
+package sparkbloom.catalyst
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.connector.read.{InputPartition, Scan}
+import org.apache.spark.sql.execution.SparkPlan
+
+import sparkbloom.index.IndexedTable
+import sparkbloom.read.PruningStats
+
+/**
+ * One kind of table whose scans sparkbloom judges: plain Parquet files ([[ParquetFilesSource]])
+ * or a table format's snapshot (`sparkbloom.delta`, `sparkbloom.iceberg`), found through
+ * [[ScanSources]]. The shared rules ask each source, never test for a format themselves. A
+ * source recognizes its own plan nodes and answers for them only: every method answers None,
+ * Nil or false for a node of another source, so the order of sources never matters.
+ */
+private[sparkbloom] trait ScanSource {
+
+  /** Rules that resolve this source's writes, each built for a session (filter settings, table properties). */
+  def resolutionRules: Seq[SparkSession => Rule[LogicalPlan]] = Nil
+
+  /**
+   * While the plan is optimized: `op`, a scan operation over `relation` with its conjuncts
+   * `filters`, judged by the literals of its `=`, `IN` and `<=>` filters, or None where
+   * `relation` is not this source's or was judged before. Judged, it is the plan put in
+   * `op`'s place, sized by what it keeps.
+   */
+  def judgeLiterals(session: SparkSession, op: LogicalPlan, relation: LogicalPlan,
+      filters: Seq[Expression]): Option[LogicalPlan] = None
+
+  /** `plan` with this source's physical scans given sparkbloom's pruning and the node that shows it. */
+  def planScans(session: SparkSession, plan: SparkPlan): SparkPlan = plan
+
+  /** Whether the keys of a join can prune `scan` (a logical scan of this source). */
+  def takesJoinKeys(scan: LogicalPlan): Boolean = false
+
+  /** The partition columns of `scan`, whose values are never in its files' filters. */
+  def partitionColumns(scan: LogicalPlan): Seq[String] = Nil
+
+  /**
+   * `plan`, a join's side whose scan `scan` takes the join's `keys` (dynamic pruning
+   * subqueries), planned with the scan pruned by them when the plan runs; None where `scan`
+   * is not this source's.
+   */
+  def planWithKeys(session: SparkSession, plan: LogicalPlan, scan: LogicalPlan,
+      keys: Seq[Expression]): Option[Seq[SparkPlan]] = None
+
+  /** What was decided for a V2 `scan` of this source while the plan was optimized. */
+  def decided(scan: Scan): Option[PruningStats] = None
+
+  /**
+   * The input partitions each partition of a planned V2 `scan` reads once the files that
+   * cannot hold one of a join's `keys` are left out, and what was decided; None where this
+   * source does not narrow `scan` (its partitions are read as planned).
+   */
+  def narrowedByKeys(session: SparkSession, scan: Scan, partitions: Seq[Seq[InputPartition]],
+      keys: JoinKeys.Runtime): Option[(IndexedSeq[Seq[InputPartition]], PruningStats)] = None
+
+  /** The table of this source a catalog `name` names, as a table index covers it. */
+  def indexedTableNamed(session: SparkSession, name: String): Option[IndexedTable] = None
+
+  /**
+   * The table of this source at the directory `root` (qualified), as a table index covers
+   * it; fails where its index must be reached otherwise (by the table's name).
+   */
+  def indexedTableAt(session: SparkSession, root: Path): Option[IndexedTable] = None
+
+  /** The current data files of this source's table at `location`, for inspection. */
+  def currentFiles(session: SparkSession, location: String): Option[CurrentFiles] = None
+
+  /** The prefixes SQL names this source's tables by path with (`prefix.`path``). */
+  def pathPrefixes: Seq[String] = Nil
+}
+
+/**
+ * A table's current data files, and how a column's name reads in its files and back in the
+ * table (a table format may keep columns under physical names).
+ */
+private[sparkbloom] final case class CurrentFiles(files: Seq[String], fileColumn: String => String,
+    tableColumn: String => String)

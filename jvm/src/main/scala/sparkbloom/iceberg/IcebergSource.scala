@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sparkbloom authors
+package sparkbloom.iceberg
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.connector.read.{InputPartition, Scan}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.datasources.v2.{BatchScanExec, DataSourceV2ScanRelation}
+
+import sparkbloom.catalyst.{BloomPruningExec, JoinKeys, ScanSource}
+import sparkbloom.errors.SparkBloomException
+import sparkbloom.index.IndexedTable
+import sparkbloom.predicate.PointPredicate
+import sparkbloom.read.PruningStats
+import sparkbloom.shims.SparkShims
+
+/**
+ * Plain reads of Apache Iceberg tables ([[IcebergScans]]): judged while the plan is optimized,
+ * by dropping the tasks of files that cannot match from Iceberg's own scan, and by a join's
+ * keys when the plan runs, by narrowing the input partitions Iceberg planned.
+ */
+final class IcebergSource extends ScanSource {
+
+  override def resolutionRules: Seq[SparkSession => Rule[LogicalPlan]] = Seq(IcebergWriteRule(_))
+
+  override def judgeLiterals(session: SparkSession, op: LogicalPlan, relation: LogicalPlan,
+      filters: Seq[Expression]): Option[LogicalPlan] = relation match {
+    case r: DataSourceV2ScanRelation if IcebergScans.plainRead(r) && !IcebergScans.judged(r.scan) =>
+      // the scan itself keeps the files it kept: the plan is the same plan
+      if (PointPredicate.fromFilters(filters).isDefined) IcebergScans.judge(session, r, filters)
+      else PruningStats.recordLast(session, PruningStats.Empty)
+      Some(op)
+    case _ => None
+  }
+
+  /** Only the node that shows the decision is added, once per scan. */
+  override def planScans(session: SparkSession, plan: SparkPlan): SparkPlan = {
+    val shown = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[AnyRef, java.lang.Boolean]())
+    plan.foreach { case BloomPruningExec(b: BatchScanExec, _) => shown.add(b.scan); case _ => }
+    plan.transformUp {
+      case scan: BatchScanExec if !shown.contains(scan.scan) && IcebergScans.decided(scan.scan).isDefined =>
+        BloomPruningExec(scan)
+    }
+  }
+
+  override def takesJoinKeys(scan: LogicalPlan): Boolean = IcebergScans.scan(scan)
+
+  /**
+   * The node above the scan waits for the subqueries and drops the partitions whose files
+   * cannot hold a key; the scan itself, which Spark may share, stays as it is.
+   */
+  override def planWithKeys(session: SparkSession, plan: LogicalPlan, scan: LogicalPlan,
+      keys: Seq[Expression]): Option[Seq[SparkPlan]] = scan match {
+    case iceberg: DataSourceV2ScanRelation if IcebergScans.plainRead(iceberg) =>
+      Some(SparkShims.planDataSourceV2(session, JoinKeys.withoutMarkers(plan)).map(_.transformUp {
+        case exec: BatchScanExec if exec.scan eq iceberg.scan => BloomPruningExec(exec, keys)
+      }))
+    case _ => None
+  }
+
+  override def decided(scan: Scan): Option[PruningStats] = IcebergScans.decided(scan)
+
+  override def narrowedByKeys(session: SparkSession, scan: Scan, partitions: Seq[Seq[InputPartition]],
+      keys: JoinKeys.Runtime): Option[(IndexedSeq[Seq[InputPartition]], PruningStats)] =
+    if (!IcebergScans.batchQueryScan(scan)) None else IcebergScans.narrowedByKeys(session, scan, partitions, keys)
+
+  override def indexedTableNamed(session: SparkSession, name: String): Option[IndexedTable] =
+    IcebergIndexedTable.named(session, name)
+
+  /** Its directory holds every snapshot's files: only the table knows which it reads. */
+  override def indexedTableAt(session: SparkSession, root: Path): Option[IndexedTable] = {
+    val fs = root.getFileSystem(session.sessionState.newHadoopConf())
+    if (fs.globStatus(new Path(root, "metadata/*.metadata.json")).nonEmpty)
+      throw new SparkBloomException(s"$root is an Apache Iceberg table's directory: name the table instead")
+    None
+  }
+}
