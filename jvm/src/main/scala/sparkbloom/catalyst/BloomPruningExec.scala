@@ -31,7 +31,8 @@ import sparkbloom.shims.SparkShims
  * done before this node executes; it then hands their keys to the file index, and the scan,
  * listing its files only now, lists what the keys leave.
  */
-private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys: Seq[Expression] = Nil)
+private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys: Seq[Expression] = Nil,
+    decided: Option[PruningStats] = None)
     extends UnaryExecNode {
 
   override def output: Seq[Attribute] = child.output
@@ -64,10 +65,9 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
 
   /**
    * A V2 scan's decision: by the keys of a join where it ran with them, else by its
-   * literals, made while the plan was optimized ([[ScanSource.decided]]).
+   * literals, made while the plan was optimized and kept with this node ([[JudgedScan]]).
    */
-  private def batchDecision: Option[PruningStats] =
-    batchByKeys.orElse(batchScan.flatMap(b => ScanSources.decided(b.scan)))
+  private def batchDecision: Option[PruningStats] = batchByKeys.orElse(decided.filter(_ => batchScan.isDefined))
 
   /** What the scan's last listing decided. */
   def stats: Option[PruningStats] = index.flatMap(_.pruner.lastStats).orElse(batchDecision)

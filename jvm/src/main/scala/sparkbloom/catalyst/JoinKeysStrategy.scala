@@ -235,6 +235,7 @@ private[sparkbloom] object JoinKeysStrategy {
         val aliases = list.collect { case a: Alias => a.exprId -> a.child }.toMap
         resolve(child, e.transform { case a: Attribute if aliases.contains(a.exprId) => aliases(a.exprId) })
       case Filter(_, child) => resolve(child, e)
+      case JudgedScan(child, _) => resolve(child, e)
       case scan
           if judgesKeys(scan) && PointPredicate.isColumn(e) &&
             e.references.subsetOf(scan.outputSet) && !e.references.exists(isPartitionColumn(scan, _)) =>

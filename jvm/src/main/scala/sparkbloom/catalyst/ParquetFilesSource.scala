@@ -34,7 +34,8 @@ private[sparkbloom] object ParquetFilesSource extends ScanSource {
         if v2.scan.getClass == classOf[ParquetScan] &&
           PointPredicate.fromFilters(v2.scan.asInstanceOf[ParquetScan].dataFilters).isDefined =>
       Some(replace(op, v2, v2.copy(scan = BloomParquetScan.of(v2.scan.asInstanceOf[ParquetScan], session).decide())))
-    case _ if PlainParquet.scan(relation) && !judged(relation) &&
+    case _
+        if PlainParquet.scan(relation) && !judged(relation) &&
           PointPredicate.fromFilters(filters ++ dataFilters(relation)).isEmpty =>
       // nothing to judge: the session's last pruning is none, as for a scan judged to keep all
       PruningStats.recordLast(session, PruningStats.Empty)
@@ -74,7 +75,7 @@ private[sparkbloom] object ParquetFilesSource extends ScanSource {
     case v2: DataSourceV2ScanRelation if PlainParquet.scan(v2) =>
       val pruned = v2.copy(scan = BloomParquetScan.of(v2.scan.asInstanceOf[ParquetScan], session).decide())
       Some(SparkShims.planDataSourceV2(session,
-        JoinKeys.unmarked(plan.transformDown { case node if node eq v2 => pruned })))
+          JoinKeys.unmarked(plan.transformDown { case node if node eq v2 => pruned })))
     case _ => None
   }
 

@@ -51,9 +51,6 @@ private[sparkbloom] trait ScanSource {
   def planWithKeys(session: SparkSession, plan: LogicalPlan, scan: LogicalPlan,
       keys: Seq[Expression]): Option[Seq[SparkPlan]] = None
 
-  /** What was decided for a V2 `scan` of this source while the plan was optimized. */
-  def decided(scan: Scan): Option[PruningStats] = None
-
   /**
    * The input partitions each partition of a planned V2 `scan` reads once the files that
    * cannot hold one of a join's `keys` are left out, and what was decided; None where this

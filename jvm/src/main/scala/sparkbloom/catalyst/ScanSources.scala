@@ -9,10 +9,8 @@ import scala.jdk.CollectionConverters._
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.connector.read.Scan
 
 import sparkbloom.index.IndexedTable
-import sparkbloom.read.PruningStats
 
 /**
  * Every [[ScanSource]]: plain Parquet files, and the table formats listed in the jar's
@@ -28,8 +26,6 @@ private[sparkbloom] object ScanSources {
   def takesJoinKeys(scan: LogicalPlan): Boolean = all.exists(_.takesJoinKeys(scan))
 
   def partitionColumns(scan: LogicalPlan): Seq[String] = all.flatMap(_.partitionColumns(scan))
-
-  def decided(scan: Scan): Option[PruningStats] = all.view.flatMap(_.decided(scan)).headOption
 
   /** The table a catalog name names, by the first source that has it. */
   def indexedTableNamed(session: SparkSession, name: String): Option[IndexedTable] =

@@ -8,12 +8,12 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Statistics}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 
-import sparkbloom.catalyst.{BloomPruningExec, BloomPruningFileIndex, CurrentFiles, FileColumns, JudgedScan, ParquetFilesSource, ScanPruningRule, ScanSource}
+import sparkbloom.catalyst.{BloomPruningExec, BloomPruningFileIndex, CurrentFiles, FileColumns, JudgedScan, ParquetFilesSource, ScanPruningRule, ScanSource, ScanVerdict}
 import sparkbloom.predicate.PointPredicate
 import sparkbloom.index.IndexedTable
 import sparkbloom.read.PruningStats
@@ -28,6 +28,7 @@ import sparkbloom.read.PruningStats
  * listing needs no confirmation, and its table's root holds its index whatever its partitions.
  */
 final class DeltaSource extends ScanSource with Logging {
+  import DeltaSource.DeltaVerdict
 
   override def resolutionRules: Seq[SparkSession => Rule[LogicalPlan]] = Seq(DeltaWriteRule(_))
 
@@ -46,7 +47,7 @@ final class DeltaSource extends ScanSource with Logging {
             val index = BloomPruningFileIndex.of(fs, session, selectRowGroups = false, columns, useTableIndex = true,
               snapshot = true)
             val (partitionFilters, dataFilters) = ParquetFilesSource.splitFilters(r, fs, filters)
-            if (index.decide(partitionFilters, dataFilters)) Some(JudgedScan(op, index)) else None
+            if (index.decide(partitionFilters, dataFilters)) Some(JudgedScan(op, DeltaVerdict(index))) else None
           }
         case _ => None
       }
@@ -96,4 +97,25 @@ final class DeltaSource extends ScanSource with Logging {
         logWarning(s"sparkbloom does not prune this Delta scan: its column mapping is unknown ($e)")
         FileColumns.NotJudged
     }
+}
+
+private object DeltaSource {
+
+  /**
+   * A Delta scan judged while the plan was optimized: it is sized by the share of bytes its
+   * listing keeps, and planned as Delta plans it, with the judged index on its relation.
+   */
+  final case class DeltaVerdict(index: BloomPruningFileIndex) extends ScanVerdict {
+    override def sized(planned: Statistics): Statistics = {
+      val all = index.delegate.sizeInBytes
+      val kept = index.sizeInBytes
+      if (all <= 0 || kept >= all) planned
+      else Statistics(sizeInBytes = (planned.sizeInBytes * kept / all).max(BigInt(1)))
+    }
+
+    override def applied(physical: SparkPlan): SparkPlan = physical.transformUp {
+      case scan: FileSourceScanExec if scan.relation.location eq index.delegate =>
+        BloomPruningExec(scan.copy(relation = scan.relation.copy(location = index)(scan.relation.sparkSession)))
+    }
+  }
 }

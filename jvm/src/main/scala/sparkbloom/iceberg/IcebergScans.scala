@@ -2,12 +2,9 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.iceberg
 
-import java.util.concurrent.ConcurrentMap
-
 import scala.util.Try
 import scala.util.control.NonFatal
 
-import com.google.common.collect.MapMaker
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.Expression
@@ -38,13 +35,6 @@ private[sparkbloom] object IcebergScans extends Logging {
   private val BatchQueryScan = "org.apache.iceberg.spark.source.SparkBatchQueryScan"
   private val IcebergTable = "org.apache.iceberg.spark.source.SparkTable"
 
-  /**
-   * What was decided for each judged scan, by the scan object itself: Iceberg's scans compare
-   * equal when their table, snapshot and filters are, and each must be judged on its own.
-   */
-  private val decisions: ConcurrentMap[Scan, Option[PruningStats]] =
-    new MapMaker().weakKeys().makeMap[Scan, Option[PruningStats]]()
-
   /** Whether `scan` is Iceberg's batch query scan. */
   def batchQueryScan(scan: Scan): Boolean = scan.getClass.getName == BatchQueryScan
 
@@ -57,11 +47,6 @@ private[sparkbloom] object IcebergScans extends Logging {
     case r: DataSourceV2ScanRelation => plainRead(r)
     case _ => false
   }
-
-  def judged(scan: Scan): Boolean = decisions.containsKey(scan)
-
-  /** What was decided for `scan`, if it was judged: not for a scan of anything but Parquet data files. */
-  def decided(scan: Scan): Option[PruningStats] = Option(decisions.get(scan)).flatten
 
   /**
    * The input partitions each partition of a planned Iceberg scan reads once the files that
@@ -79,13 +64,14 @@ private[sparkbloom] object IcebergScans extends Logging {
   /**
    * Judges the data files of `relation` by `filters` (the conjuncts above it) and drops those
    * that cannot match from its scan. A scan whose tasks sparkbloom cannot read or reset
-   * exactly as expected (another Iceberg release) is left as it is, and said so once.
+   * exactly as expected (another Iceberg release) is left as it is, and said so once. What
+   * was decided: None for such a scan, or one of anything but Parquet data files.
    */
-  def judge(session: SparkSession, relation: DataSourceV2ScanRelation, filters: Seq[Expression]): Unit = {
-    val scan = relation.scan
-    val stats = guarded(scan)(IcebergTasks.prune(session, scan, filters))
-    decisions.put(scan, stats)
+  def judge(
+      session: SparkSession, relation: DataSourceV2ScanRelation, filters: Seq[Expression]): Option[PruningStats] = {
+    val stats = guarded(relation.scan)(IcebergTasks.prune(session, relation.scan, filters))
     if (stats.isEmpty) PruningStats.recordLast(session, PruningStats.Empty)
+    stats
   }
 
   /** The relation of Iceberg's `SparkTable` that `name` (a catalog table) reads, if it names one. */

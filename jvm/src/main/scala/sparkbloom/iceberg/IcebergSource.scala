@@ -11,7 +11,7 @@ import org.apache.spark.sql.connector.read.{InputPartition, Scan}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.v2.{BatchScanExec, DataSourceV2ScanRelation}
 
-import sparkbloom.catalyst.{BloomPruningExec, JoinKeys, ScanSource}
+import sparkbloom.catalyst.{BloomPruningExec, JoinKeys, JudgedScan, ScanSource, ScanVerdict}
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.index.IndexedTable
 import sparkbloom.predicate.PointPredicate
@@ -29,22 +29,15 @@ final class IcebergSource extends ScanSource {
 
   override def judgeLiterals(session: SparkSession, op: LogicalPlan, relation: LogicalPlan,
       filters: Seq[Expression]): Option[LogicalPlan] = relation match {
-    case r: DataSourceV2ScanRelation if IcebergScans.plainRead(r) && !IcebergScans.judged(r.scan) =>
-      // the scan itself keeps the files it kept: the plan is the same plan
-      if (PointPredicate.fromFilters(filters).isDefined) IcebergScans.judge(session, r, filters)
-      else PruningStats.recordLast(session, PruningStats.Empty)
-      Some(op)
+    case r: DataSourceV2ScanRelation if IcebergScans.plainRead(r) =>
+      if (PointPredicate.fromFilters(filters).isDefined) {
+        // the scan itself keeps the files it kept; the plan keeps what was decided
+        Some(JudgedScan(op, IcebergVerdict(r.scan, IcebergScans.judge(session, r, filters))))
+      } else {
+        PruningStats.recordLast(session, PruningStats.Empty)
+        Some(op)
+      }
     case _ => None
-  }
-
-  /** Only the node that shows the decision is added, once per scan. */
-  override def planScans(session: SparkSession, plan: SparkPlan): SparkPlan = {
-    val shown = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[AnyRef, java.lang.Boolean]())
-    plan.foreach { case BloomPruningExec(b: BatchScanExec, _) => shown.add(b.scan); case _ => }
-    plan.transformUp {
-      case scan: BatchScanExec if !shown.contains(scan.scan) && IcebergScans.decided(scan.scan).isDefined =>
-        BloomPruningExec(scan)
-    }
   }
 
   override def takesJoinKeys(scan: LogicalPlan): Boolean = IcebergScans.scan(scan)
@@ -62,8 +55,6 @@ final class IcebergSource extends ScanSource {
     case _ => None
   }
 
-  override def decided(scan: Scan): Option[PruningStats] = IcebergScans.decided(scan)
-
   override def narrowedByKeys(session: SparkSession, scan: Scan, partitions: Seq[Seq[InputPartition]],
       keys: JoinKeys.Runtime): Option[(IndexedSeq[Seq[InputPartition]], PruningStats)] =
     if (!IcebergScans.batchQueryScan(scan)) None else IcebergScans.narrowedByKeys(session, scan, partitions, keys)
@@ -77,5 +68,23 @@ final class IcebergSource extends ScanSource {
     if (fs.globStatus(new Path(root, "metadata/*.metadata.json")).nonEmpty)
       throw new SparkBloomException(s"$root is an Apache Iceberg table's directory: name the table instead")
     None
+  }
+}
+
+/**
+ * What the literals of an Iceberg scan decided while the plan was optimized (None: not
+ * judged), shown by the node put above the scan once it is planned (or given to the node a
+ * join's keys put there).
+ */
+private final case class IcebergVerdict(scan: Scan, stats: Option[PruningStats]) extends ScanVerdict {
+  override def applied(physical: SparkPlan): SparkPlan = {
+    def ours(p: SparkPlan): Boolean = p match {
+      case BloomPruningExec(b: BatchScanExec, _, _) => b.scan eq scan
+      case _ => false
+    }
+    if (physical.exists(ours))
+      physical.transformUp { case node: BloomPruningExec if ours(node) => node.copy(decided = stats) }
+    else if (stats.isEmpty) physical
+    else physical.transformUp { case b: BatchScanExec if b.scan eq scan => BloomPruningExec(b, decided = stats) }
   }
 }

@@ -39,7 +39,8 @@ class IcebergMembersSuite extends AnyFunSuite {
     test(s"every member sparkbloom reaches is in Iceberg $iceberg's Spark runtime for Spark $line") {
       val jars = Option(new File(root, s".cache/iceberg/$line/jars").listFiles()).toSeq.flatten
         .filter(_.getName.endsWith(".jar"))
-      assert(jars.size == 1, s"Iceberg's runtime jar for Spark $line is not in .cache/iceberg: run dev/iceberg-jars $line")
+      assert(jars.size == 1,
+        s"Iceberg's runtime jar for Spark $line is not in .cache/iceberg: run dev/iceberg-jars $line")
       assert(jars.head.getName.contains(s"-$iceberg.jar"), jars.head.getName)
       val loader = new URLClassLoader(Array(jars.head.toURI.toURL), getClass.getClassLoader)
       try {
