@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from pyspark.sql import SparkSession
-from verdicts import FILTERED, compare, frame, record
+from verdicts import FILTERED, assert_lookups_stay_apart, compare, frame, record
 
 import sparkbloom
 
@@ -35,5 +35,7 @@ def test_plain_parquet_verdicts_are_the_recorded_ones(
         spark.conf.set("spark.sql.sources.useV1SourceList", "")
     try:
         compare(source, record(spark, f"parquet.`{corpus[files]}`"))
+        if files == "filters":
+            assert_lookups_stay_apart(spark, f"parquet.`{corpus[files]}`")
     finally:
         spark.conf.unset("spark.sql.sources.useV1SourceList")

@@ -143,6 +143,39 @@ def record(spark: SparkSession, table: str) -> dict[str, dict[str, int]]:
     return out
 
 
+def assert_lookups_stay_apart(spark: SparkSession, table: str) -> None:
+    """Two lookups of `table` for different keys in one plan (a union, a union of aggregates,
+    whose exchanges Spark reuses where they are equal, a self-join, and two joins' keys) each
+    keep their own verdict, with adaptive execution on and off: the answers are the corpus's."""
+    data = rows()
+    (id_a, a), (id_b, b) = [(data[i][0], data[i][1]) for i in (11, 4321)]
+    assert a is not None and b is not None and a != b
+    count = {k: sum(1 for r in data if r[1] == k) for k in (a, b)}
+    one = {a: sorted(r[0] for r in data if r[1] == a), b: sorted(r[0] for r in data if r[1] == b)}
+    queries = {
+        f"SELECT id FROM {table} WHERE k = {_sql(a)} UNION ALL SELECT id FROM {table} WHERE k = {_sql(b)}": sorted(
+            [(i,) for i in one[a] + one[b]]
+        ),
+        f"SELECT k, count(*) FROM {table} WHERE k = {_sql(a)} GROUP BY k "
+        f"UNION ALL SELECT k, count(*) FROM {table} WHERE k = {_sql(b)} GROUP BY k": sorted(
+            [(a, count[a]), (b, count[b])]
+        ),
+        f"SELECT x.id, y.id FROM (SELECT id FROM {table} WHERE k = {_sql(a)}) x "
+        f"CROSS JOIN (SELECT id FROM {table} WHERE k = {_sql(b)}) y": sorted((x, y) for x in one[a] for y in one[b]),
+        f"SELECT t.id FROM {table} t JOIN (VALUES ({_sql(a)})) AS v(k) ON t.k = v.k "
+        f"UNION ALL SELECT t.id FROM {table} t JOIN (VALUES ({_sql(b)})) AS w(k) ON t.k = w.k": sorted(
+            [(i,) for i in one[a] + one[b]]
+        ),
+    }
+    for aqe in ("true", "false"):
+        spark.conf.set("spark.sql.adaptive.enabled", aqe)
+        try:
+            for query, expected in queries.items():
+                assert sorted(tuple(r) for r in spark.sql(query).collect()) == expected, (aqe, query)
+        finally:
+            spark.conf.unset("spark.sql.adaptive.enabled")
+
+
 def _kept(spark: SparkSession, answer: Any) -> dict[str, int]:
     pruning = sparkbloom.last_pruning(spark)
     return {"rows": int(answer["c"]), "id_sum": int(answer["s"])} | {k: int(pruning.get(k, -1)) for k in KEPT}

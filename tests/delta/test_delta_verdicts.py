@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pyspark.sql import SparkSession
-from verdicts import FILTERED, compare, frame, record
+from verdicts import FILTERED, assert_lookups_stay_apart, compare, frame, record
 
 
 def test_delta_verdicts_are_the_recorded_ones(spark: SparkSession, table_dir: Path) -> None:
@@ -19,3 +19,4 @@ def test_delta_verdicts_are_the_recorded_ones(spark: SparkSession, table_dir: Pa
     )
     frame(spark).write.format("delta").mode("append").save(str(table_dir))
     compare("delta", record(spark, name))
+    assert_lookups_stay_apart(spark, name)

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from pyspark.sql import SparkSession
-from verdicts import FILTERED, compare, frame, record
+from verdicts import FILTERED, assert_lookups_stay_apart, compare, frame, record
 
 
 def test_iceberg_verdicts_are_the_recorded_ones(spark: SparkSession) -> None:
@@ -19,5 +19,6 @@ def test_iceberg_verdicts_are_the_recorded_ones(spark: SparkSession) -> None:
     try:
         frame(spark).writeTo(name).append()
         compare("iceberg", record(spark, name))
+        assert_lookups_stay_apart(spark, name)
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {name}")

@@ -60,16 +60,13 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
     case _ => None
   }
 
-  // What the keys of a join decided for a V2 scan, when this plan was last executed.
-  @transient @volatile private var batchByKeys: Option[PruningStats] = None
+  /** What a V2 scan's literals decided while the plan was optimized, kept with this node ([[JudgedScan]]). */
+  private def batchDecision: Option[PruningStats] = decided.filter(_ => batchScan.isDefined)
 
   /**
-   * A V2 scan's decision: by the keys of a join where it ran with them, else by its
-   * literals, made while the plan was optimized and kept with this node ([[JudgedScan]]).
+   * What the scan's last listing decided, or a V2 scan's literals. What a join's keys decide
+   * for a V2 scan is its run's own: the session's last pruning and the node's metrics.
    */
-  private def batchDecision: Option[PruningStats] = batchByKeys.orElse(decided.filter(_ => batchScan.isDefined))
-
-  /** What the scan's last listing decided. */
   def stats: Option[PruningStats] = index.flatMap(_.pruner.lastStats).orElse(batchDecision)
 
   protected override def doExecute(): RDD[InternalRow] =
@@ -93,12 +90,12 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
     useJoinKeys()
     val listing = for (s <- scan; i <- index) yield i.listFiles(staticPartitionFilters(s), s.dataFilters)
     val ruledOut = for (s <- scan.toSeq if readsIfChanged(s); i <- index.toSeq; f <- i.pruner.lastRuledOut) yield f
-    val rdd =
-      if (!bucketed && ruledOut.isEmpty && listing.exists(_.forall(_.files.isEmpty))) empty
+    val (rdd, byKeys) =
+      if (!bucketed && ruledOut.isEmpty && listing.exists(_.forall(_.files.isEmpty))) (empty, None)
       else if (batchScan.isDefined) withBatchKeys(run(child))
       else {
         val scanned = run(child)
-        fileScanUnder(scanned) match {
+        val read = fileScanUnder(scanned) match {
           case Some(files) if bucketed => withUnread(scanned, files, ruledOut, unsafeSchema)
           case Some(files) =>
             val keep = files.filePartitions.map(p => !p.files.forall(readsNothing)).toIndexedSeq
@@ -110,39 +107,45 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
             withUnread(left, files, ruledOut ++ dropped, unsafeSchema)
           case None => scanned
         }
+        (read, None)
       }
-    batchDecision.foreach(PruningStats.recordLast(session, _))
-    report()
+    byKeys.orElse(batchDecision).foreach(PruningStats.recordLast(session, _))
+    report(byKeys.orElse(stats))
     rdd
   }
 
   /**
    * A V2 scan's RDD without the files that cannot hold a key of the join: a partition none of
    * whose files can is dropped, and one that keeps some reads only those
-   * ([[ScanSource.narrowedByKeys]]). The scan and its tasks stay as its source planned them:
-   * Spark may share the scan with plans of other keys.
+   * ([[ScanSource.narrowedByKeys]]), and what the keys decided. The scan and its tasks stay as
+   * its source planned them: Spark may share the scan with plans of other keys. Where a
+   * narrowed partition could not be handed down, the RDD is read as planned and the keys
+   * decided nothing.
    */
-  private def withBatchKeys[T: ClassTag](scanned: RDD[T]): RDD[T] = {
-    batchByKeys = None
+  private def withBatchKeys[T: ClassTag](scanned: RDD[T]): (RDD[T], Option[PruningStats]) = {
     val keys = JoinKeys.evaluated(joinKeys, SparkBloomConf.joinMaxKeys(conf))
     // a partition of a scan grouped by partition values is one the plan above counts on
-    if (keys.predicate.isEmpty || !SparkBloomConf.enabled(conf) || bucketed) return scanned
+    if (keys.predicate.isEmpty || !SparkBloomConf.enabled(conf) || bucketed) return (scanned, None)
     val decided = for {
       b <- batchScan
       source <- under(scanned) { case d: DataSourceRDD => d }
       planned = source.partitions.toSeq.map(SparkShims.inputPartitionsOf)
       narrowed <- ScanSources.all.view.flatMap(_.narrowedByKeys(session, b.scan, planned, keys)).headOption
     } yield (source, planned, narrowed)
-    decided.fold(scanned) { case (source, planned, (reads, stats)) =>
-      batchByKeys = Some(stats)
-      val changed = planned.indices.filter(i => reads(i).nonEmpty && reads(i) != planned(i))
-      // a narrowed partition is handed down only through RDDs that hand their own down as it is
-      val passedDown = source.partitions.indices.forall(i => scanned.partitions(i) eq source.partitions(i))
-      val narrowed =
-        if (changed.isEmpty || !passedDown) scanned
-        else new NarrowedInputsRDD(scanned, changed.map(i => i -> SparkShims.partitionReading(i, reads(i))).toMap)
-      val keep = reads.map(_.nonEmpty)
-      if (keep.forall(identity)) narrowed else PartitionPruningRDD.create(narrowed, keep)
+    decided match {
+      case Some((source, planned, (reads, stats))) =>
+        val changed = planned.indices.filter(i => reads(i).nonEmpty && reads(i) != planned(i))
+        // a narrowed partition is handed down only through RDDs that hand their own down as it is
+        val passedDown = source.partitions.indices.forall(i => scanned.partitions(i) eq source.partitions(i))
+        if (changed.nonEmpty && !passedDown) (scanned, None)
+        else {
+          val narrowed =
+            if (changed.isEmpty) scanned
+            else new NarrowedInputsRDD(scanned, changed.map(i => i -> SparkShims.partitionReading(i, reads(i))).toMap)
+          val keep = reads.map(_.nonEmpty)
+          (if (keep.forall(identity)) narrowed else PartitionPruningRDD.create(narrowed, keep), Some(stats))
+        }
+      case None => (scanned, None)
     }
   }
 
@@ -190,7 +193,7 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   private def readsNothing(file: PartitionedFile): Boolean =
     RowGroupSelection.in(file).exists(_.readsNothing(file.start, file.length))
 
-  private def report(): Unit = stats.foreach { s =>
+  private def report(shown: Option[PruningStats]): Unit = shown.foreach { s =>
     PruningMetrics.all.foreach(m => metrics(m.name()).set(m.valueOf(s)))
     val executionId = sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)
     SQLMetrics.postDriverMetricUpdates(sparkContext, executionId, metrics.values.toSeq)
