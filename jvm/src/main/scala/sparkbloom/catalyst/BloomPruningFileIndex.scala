@@ -11,6 +11,8 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.execution.datasources.{FileIndex, HadoopFsRelation, PartitionDirectory, PartitionSpec, PartitioningAwareFileIndex}
 import org.apache.spark.sql.types.StructType
 
+import sparkbloom.read.FileOpener
+
 /**
  * A scan's file listing with Bloom-filter pruning: the files its delegate lists (after
  * partition pruning), minus those in which no row group can match. Spark asks for the
@@ -56,9 +58,10 @@ private object PruningListing {
   def pruner(session: SparkSession, delegate: FileIndex, options: Map[String, String], selectRowGroups: Boolean,
       fileColumns: FileColumns, useTableIndex: Boolean, snapshot: Boolean): ListingPruner = {
     val indexDepth = if (snapshot) 0 else delegate.partitionSchema.size
-    new ListingPruner(session, options, selectRowGroups, fileColumns,
-      () => if (useTableIndex) ListingPruner.indexRoots(delegate.rootPaths, indexDepth) else Nil,
-      () => delegate.partitionSchema.fieldNames.toSeq, immutableFiles = snapshot)
+    val candidates = Candidates(options, fileColumns, FileOpener.HadoopFileSystem, immutableFiles = snapshot,
+      indexRoots = () => if (useTableIndex) ListingPruner.indexRoots(delegate.rootPaths, indexDepth) else Nil,
+      partitionColumns = () => delegate.partitionSchema.fieldNames.toSeq)
+    new ListingPruner(session, candidates, selectRowGroups)
   }
 }
 

@@ -82,16 +82,9 @@ private[sparkbloom] object ListingPruner {
     rootPaths.flatMap(IndexLayout.candidateRoots(_, partitionDepth)).distinct
 }
 
-private[sparkbloom] final class ListingPruner(
-    session: SparkSession,
-    options: Map[String, String],
-    selectRowGroups: Boolean,
-    fileColumns: FileColumns,
-    indexRoots: () => Seq[Path],
-    partitionColumns: () => Seq[String],
-    immutableFiles: Boolean,
-    opener: FileOpener = FileOpener.HadoopFileSystem) {
+private[sparkbloom] final class ListingPruner(session: SparkSession, candidates: Candidates, selectRowGroups: Boolean) {
   import ListingPruner.{Listed, RebaseModeOption}
+  import candidates.{fileColumns, immutableFiles, indexRoots, opener, options, partitionColumns}
 
   @volatile private var last: Option[Listed] = None
   @volatile private var joinKeys: JoinKeys.Runtime = JoinKeys.NoKeys

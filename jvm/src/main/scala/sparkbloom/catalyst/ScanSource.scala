@@ -11,6 +11,7 @@ import org.apache.spark.sql.connector.read.{InputPartition, Scan}
 import org.apache.spark.sql.execution.SparkPlan
 
 import sparkbloom.index.IndexedTable
+import sparkbloom.read.FileOpener
 import sparkbloom.read.PruningStats
 
 /**
@@ -81,3 +82,24 @@ private[sparkbloom] trait ScanSource {
  */
 private[sparkbloom] final case class CurrentFiles(files: Seq[String], fileColumn: String => String,
     tableColumn: String => String)
+
+/**
+ * What a source gives the judgement of its scans' files ([[ListingPruner]]), besides the files
+ * themselves: how they are read and found.
+ *
+ * @param options          the scan's read options (the calendar dates and timestamps are read in)
+ * @param fileColumns      how a column of the scan is found in a file: by name, physical name or field id
+ * @param opener           how a file is opened: by Hadoop's file system, or a table format's own IO
+ * @param immutableFiles   whether a path is never written twice (a table format's snapshot), so a
+ *                         file's path and length are its version; else its listed status is
+ *                         confirmed before a verdict that rules out a row group decides
+ * @param indexRoots       where the scan's table index may be
+ * @param partitionColumns the columns whose values come from directories, never from the files
+ */
+private[sparkbloom] final case class Candidates(
+    options: Map[String, String],
+    fileColumns: FileColumns,
+    opener: FileOpener,
+    immutableFiles: Boolean,
+    indexRoots: () => Seq[Path],
+    partitionColumns: () => Seq[String])

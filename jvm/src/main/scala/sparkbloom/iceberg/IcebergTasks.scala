@@ -16,7 +16,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.connector.read.{InputPartition, Scan}
 import org.apache.spark.sql.execution.datasources.PartitionDirectory
 
-import sparkbloom.catalyst.{JoinKeys, ListingPruner}
+import sparkbloom.catalyst.{Candidates, JoinKeys, ListingPruner}
 import sparkbloom.read.{FileOpener, PruningStats}
 
 /**
@@ -160,9 +160,9 @@ private[sparkbloom] object IcebergTasks {
     // Iceberg reads dates and timestamps as stored, never rebased from the hybrid calendar
     val options = Map(ListingPruner.RebaseModeOption -> "CORRECTED")
     val table = call(scan, "table").asInstanceOf[Table]
-    new ListingPruner(session, options, selectRowGroups = false, IcebergColumns(fieldIds(schema)),
-      indexRoots = () => Seq(new Path(table.location)), partitionColumns = () => Nil, immutableFiles = true,
-      opener = IcebergFileOpener(table.io))
+    val candidates = Candidates(options, IcebergColumns(fieldIds(schema)), IcebergFileOpener(table.io),
+      immutableFiles = true, indexRoots = () => Seq(new Path(table.location)), partitionColumns = () => Nil)
+    new ListingPruner(session, candidates, selectRowGroups = false)
   }
 
   /** The files of Iceberg's `SparkTable` opened through the table's own IO. */
