@@ -599,15 +599,17 @@ def iceberg_member_named(spark: SparkSession, use: str, name: str) -> Iterator[N
         system.clearProperty(f"sparkbloom.test.iceberg.{use}")
 
 
+@pytest.mark.parametrize("member", ["taskGroups", "resetTasks", "tasks"])
 def test_a_change_to_icebergs_scan_that_does_not_take_reads_every_file_and_says_so(
-    spark: SparkSession, table: str
+    spark: SparkSession, table: str, member: str
 ) -> None:
     """After each change to one of Iceberg's objects, sparkbloom reads back that it took:
-    where it cannot, the scan reads what Iceberg planned and no pruning is reported."""
+    where it cannot, the scan reads what Iceberg planned and no pruning is reported. So too
+    where a member it reaches is missing: the task list (`tasks`), its reset (`resetTasks`),
+    or the task groups read back after the reset (`taskGroups`: Iceberg's list is put back)."""
     lookup_table(spark, table, files=8, rows=8000)
     query = f"SELECT * FROM {table} WHERE k = '{key_of(17)}'"
-    # the task groups cannot be read back after the task list was reset: Iceberg's list is put back
-    with iceberg_member_named(spark, "taskGroups", "absent"):
+    with iceberg_member_named(spark, member, "absent"):
         got, pruning = lookup(spark, query)
         splits = splits_read(spark)
         plan = spark.sql(f"EXPLAIN {query}").first()[0]
