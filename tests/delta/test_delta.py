@@ -428,6 +428,9 @@ def test_deletion_vectors_keep_deleted_rows_deleted_when_files_are_skipped(
         assert rows(spark, f"SELECT count(*) FROM {table}") == [(32000,)]
         # the deletion vector filter on every scan is nothing to judge: planned as by Delta
         assert "BloomPruning" not in spark.sql(f"EXPLAIN SELECT count(*) FROM {table} WHERE id > 5").first()[0]
+        # beside it, a lookup's pruning shows in the plan before it runs
+        plan = spark.sql(f"EXPLAIN SELECT id FROM {table} WHERE k = '{key_of(spark, 7)}'").first()[0]
+        assert "BloomPruning files 4 -> 1" in plan, plan
     finally:
         spark.conf.unset("spark.databricks.delta.deletionVectors.useMetadataRowIndex")
         spark.conf.unset("spark.sql.files.maxPartitionBytes")

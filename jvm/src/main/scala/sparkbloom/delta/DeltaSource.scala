@@ -113,9 +113,15 @@ private object DeltaSource {
       else Statistics(sizeInBytes = (planned.sizeInBytes * kept / all).max(BigInt(1)))
     }
 
+    /**
+     * Decided again for the filters Delta's scan lists with, which may hold Delta's own (its
+     * deletion vector filter, on no column of the files): the same verdict, from cached
+     * footers, so that the plan renders without I/O.
+     */
     override def applied(physical: SparkPlan): SparkPlan = physical.transformUp {
       case scan: FileSourceScanExec if scan.relation.location eq index.delegate =>
         BloomPruningExec(scan.copy(relation = scan.relation.copy(location = index)(scan.relation.sparkSession)))
+          .decide()
     }
   }
 }
