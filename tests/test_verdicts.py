@@ -7,15 +7,23 @@ from __future__ import annotations
 
 import pytest
 from pyspark.sql import SparkSession
-from verdicts import FILTERED, assert_lookups_stay_apart, compare, frame, record
+from verdicts import FILTERED, PINNED, assert_lookups_stay_apart, compare, frame, record
 
 import sparkbloom
 
-WRITE = {"parquet.block.size": "8192"}
+WRITE = {"parquet.block.size": "8192", **PINNED}
 
 
 @pytest.fixture(scope="module")
-def corpus(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def fresh(spark: SparkSession) -> SparkSession:
+    """A session of the shared application with the SQL settings it started with, whatever
+    earlier tests left set: the corpus's files and verdicts depend on none of theirs."""
+    return spark.newSession()
+
+
+@pytest.fixture(scope="module")
+def corpus(fresh: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    spark = fresh
     root = tmp_path_factory.mktemp("verdicts")
     with_filters, without = str(root / "with_filters"), str(root / "without")
     frame(spark).write.options(bloom_filter_columns=",".join(FILTERED), **WRITE).partitionBy("p").parquet(with_filters)
@@ -29,8 +37,9 @@ def corpus(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dic
     [("parquet-v1", "filters", True), ("parquet-v2", "filters", False), ("parquet-index", "index", True)],
 )
 def test_plain_parquet_verdicts_are_the_recorded_ones(
-    spark: SparkSession, corpus: dict[str, str], source: str, files: str, v1: bool
+    fresh: SparkSession, corpus: dict[str, str], source: str, files: str, v1: bool
 ) -> None:
+    spark = fresh
     if not v1:
         spark.conf.set("spark.sql.sources.useV1SourceList", "")
     try:

@@ -51,6 +51,19 @@ SCHEMA = StructType(
         StructField("p", IntegerType()),
     ]
 )
+# Parquet's write settings that decide where pages and row groups end, at their defaults, as
+# write options: a setting another test left in the session or the Hadoop configuration
+# cannot move a row group of the corpus.
+PINNED = {
+    "compression": "snappy",
+    "parquet.enable.dictionary": "true",
+    "parquet.page.size": str(1024 * 1024),
+    "parquet.dictionary.page.size": str(1024 * 1024),
+    "parquet.page.row.count.limit": "20000",
+    "parquet.block.size.row.check.min": "100",
+    "parquet.block.size.row.check.max": "10000",
+    "parquet.writer.version": "PARQUET_1_0",
+}
 ROWS = 12000
 FILES = 4
 # what a lookup's record keeps: the verdict and the answer, not its cost
