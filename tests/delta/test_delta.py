@@ -514,12 +514,13 @@ def test_a_delta_lookup_is_sized_by_what_it_keeps_and_broadcast(spark: SparkSess
     (adaptive execution off, so the first plan is the plan); without sparkbloom, sort-merged."""
     lookup, orders = tmp_path / "lookup", tmp_path / "orders"
     keys_frame(spark, 0, 100_000, 200).write.format("delta").option("bloom_filter_columns", "k").save(str(lookup))
-    spark.range(0, 20_000, 1, 20).select(
+    # broadcast what is at most four lookup files (Delta 3.3's files are mostly their 1 MiB
+    # filters), and make the other side twice that, at ~70 bytes a row
+    threshold = 4 * max(f.stat().st_size for f in lookup.glob("*.parquet"))
+    spark.range(0, max(20_000, 2 * threshold // 60), 1, 20).select(
         F.col("id"), F.sha2(F.concat(F.lit("order"), F.col("id").cast("string")), 256).alias("note")
     ).write.format("delta").save(str(orders))
-    file_bytes = max(f.stat().st_size for f in lookup.glob("*.parquet"))
     order_bytes = sum(f.stat().st_size for f in orders.glob("*.parquet"))
-    threshold = 4 * file_bytes
     assert threshold < order_bytes, (threshold, order_bytes)
     query = (
         f"SELECT l.id, o.note FROM delta.`{lookup}` l JOIN delta.`{orders}` o ON l.id = o.id "
