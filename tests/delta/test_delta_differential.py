@@ -9,7 +9,7 @@ OR across columns) run with sparkbloom on, and again with sparkbloom off and Par
 pushdown off: the rows must match. A second oracle never reads Parquet: the test keeps
 every version of the table as Python rows, and each lookup's ids must equal those too.
 ``SPARKBLOOM_TEST_SEED`` sets the seed; a failure names it, the version and the query.
-``SPARKBLOOM_DELTA_DIFF_QUERIES`` sets the lookups per version (10; the default tier runs 3).
+``SPARKBLOOM_DELTA_DIFF_QUERIES`` sets the lookups per version (10; the default tier runs 2).
 """
 
 from __future__ import annotations
