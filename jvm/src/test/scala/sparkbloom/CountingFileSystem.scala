@@ -47,3 +47,12 @@ object CountingFileSystem {
   /** Files opened outside any task: by the driver's judgement (in local mode tasks share the JVM). */
   val driverOpens = new AtomicLong()
 }
+
+/**
+ * [[CountingFileSystem]] (the same counts) under the scheme `countopts://`: for a scan that
+ * alone knows the scheme, from its read options (`fs.countopts.impl`).
+ */
+class ScanOptionsCountingFileSystem extends CountingFileSystem {
+  override def getUri: URI = URI.create("countopts:///")
+  override def getScheme: String = "countopts"
+}

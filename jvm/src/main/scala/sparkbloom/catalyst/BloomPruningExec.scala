@@ -16,7 +16,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import sparkbloom.read.{BloomReadParquetFileFormat, PruningStats, ReadIfChangedRDD, RowGroupSelection}
+import sparkbloom.read.{BloomReadParquetFileFormat, FileJudgement, PruningStats, ReadIfChangedRDD, RowGroupSelection}
 import sparkbloom.settings.SparkBloomConf
 import sparkbloom.shims.SparkShims
 
@@ -167,7 +167,10 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
       val byPartition =
         if (!bucketed) Map(math.max(rdd.partitions.length - 1, 0) -> unread)
         else unread.groupBy(f => BucketingUtils.getBucketId(f.toPath.getName).getOrElse(0) % rdd.partitions.length)
-      new ReadIfChangedRDD(rdd, files, byPartition, unsafeSchema)
+      val settings = scan.fold(Map.empty[String, String]) { s =>
+        FileJudgement.settingsOf(s.relation.sparkSession.sessionState.newHadoopConfWithOptions(s.relation.options))
+      }
+      new ReadIfChangedRDD(rdd, files, byPartition, settings, unsafeSchema)
     }
 
   /**

@@ -106,29 +106,36 @@ private[sparkbloom] object FileIdentity {
    * the query that judges it (a DataFrame and a catalog table keep theirs until REFRESH), while
    * Spark reads each file's bytes by path as they are when its task runs: a verdict from a
    * cache, an index or a read bound to the listed version then describes an object that is
-   * gone. Asked of the store on the probing threads, in one LIST per directory (a page per
-   * 1,000 objects on S3), or one HEAD where a directory holds a single such file. A file the
-   * store does not show as listed, or that cannot be looked at, is not confirmed.
+   * gone. Asked of the store as [[lookAgain]] asks. A file the store does not show as listed,
+   * or that cannot be looked at, is not confirmed.
    */
-  def stillAsListed(files: IndexedSeq[FileStatus], conf: Configuration): IndexedSeq[Boolean] = {
-    val byDirectory = files.indices.groupBy(i => files(i).getPath.getParent).toSeq
+  def stillAsListed(files: IndexedSeq[FileStatus], conf: Configuration): IndexedSeq[Boolean] =
+    lookAgain(files.map(_.getPath), conf).zip(files).map { case (now, listed) => now.exists(sameVersion(listed, _)) }
+
+  /**
+   * What the store shows at `paths` now: one LIST per directory (a page per 1,000 objects on
+   * S3), or one HEAD where a directory holds a single one of them, the directories in parallel
+   * on the probing threads. None for a path it does not show, or that cannot be looked at.
+   */
+  def lookAgain(paths: IndexedSeq[Path], conf: Configuration): IndexedSeq[Option[FileStatus]] = {
+    val byDirectory = paths.indices.groupBy(i => paths(i).getParent).toSeq
     val pending = byDirectory.map { case (directory, members) =>
-      BloomRuntime.get.probePool.submit(new Callable[Seq[(Int, Boolean)]] {
-        def call(): Seq[(Int, Boolean)] = {
+      BloomRuntime.get.probePool.submit(new Callable[Seq[(Int, Option[FileStatus])]] {
+        def call(): Seq[(Int, Option[FileStatus])] = {
           val now: Map[String, FileStatus] =
             try {
               val fs = directory.getFileSystem(conf)
               val statuses =
-                if (members.size == 1) Array(fs.getFileStatus(files(members.head).getPath))
+                if (members.size == 1) Array(fs.getFileStatus(paths(members.head)))
                 else fs.listStatus(directory)
               statuses.iterator.map(s => s.getPath.getName -> s).toMap
             } catch { case NonFatal(_) => Map.empty }
-          members.map(i => i -> now.get(files(i).getPath.getName).exists(sameVersion(files(i), _)))
+          members.map(i => i -> now.get(paths(i).getName))
         }
       })
     }
     val answers = pending.flatMap(_.get()).toMap
-    files.indices.map(answers)
+    paths.indices.map(answers)
   }
 
   /** A listed etag must be the store's; without one, length and modification time must agree. */

@@ -2,6 +2,7 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
+import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
@@ -42,7 +43,37 @@ private[sparkbloom] object FileJudgement {
   def in(file: PartitionedFile): Option[FileJudgement] =
     file.otherConstantMetadataColumnValues.get(MetadataKey).collect { case j: FileJudgement => j }
 
-  def holdsFor(file: PartitionedFile): Boolean = in(file).forall(_.holds(file.toPath))
+  /**
+   * Of `files` (what verdicts left unread), those whose verdict no longer holds, asked in a
+   * task. A verdict made in the running execution holds; the other files are looked at again
+   * together ([[FileIdentity.lookAgain]]: one LIST per directory, the directories in parallel),
+   * with `conf`, the scan's own settings. A file that cannot be looked at counts as changed.
+   */
+  def changed(files: Seq[PartitionedFile], conf: => Configuration): Seq[PartitionedFile] = {
+    val running = runningExecution
+    val unsure = files.flatMap(f => in(f).filterNot(_.judgedIn.exists(running.contains)).map(f -> _)).toIndexedSeq
+    if (unsure.isEmpty) return Nil
+    val now = FileIdentity.lookAgain(unsure.map(_._1.toPath), conf)
+    unsure.zip(now).collect {
+      case ((file, judgement), status) if !status.exists(s => judgement.identity.sameFile(FileIdentity.of(s))) => file
+    }
+  }
+
+  /**
+   * The settings of `conf` that a Hadoop configuration made anew lacks or holds otherwise: a
+   * scan's own (its session's and its options', beside the application's) carried to its
+   * tasks, where [[configuration]] makes them a configuration again.
+   */
+  def settingsOf(conf: Configuration): Map[String, String] =
+    conf.iterator().asScala.map(e => e.getKey -> e.getValue).filter { case (k, v) => defaults.getRaw(k) != v }.toMap
+
+  def configuration(settings: Map[String, String]): Configuration = {
+    val conf = new Configuration()
+    settings.foreach { case (k, v) => conf.set(k, v) }
+    conf
+  }
+
+  private lazy val defaults = new Configuration()
 
   sealed trait IfChanged
   case object ReadAsListed extends IfChanged

@@ -14,9 +14,11 @@ import org.apache.spark.sql.types.StructType
  * A pruned scan's RDD, with what its verdicts left unread (files ruled out, splits without a
  * row group that may match). The RDD outlives the judging execution when a Dataset is executed
  * again, so each is read in a task, with the scan's own reader, if it is no longer the file that
- * was judged ([[FileJudgement]]); unchanged, it costs only the task that holds it.
+ * was judged ([[FileJudgement.changed]]: one LIST per directory, with the scan's own Hadoop
+ * settings); unchanged, it costs only the task that holds it.
  *
  * @param unread       by partition of `scan`, or one past its last for a partition of their own
+ * @param hadoopSettings the scan's Hadoop settings ([[FileJudgement.settingsOf]])
  * @param unsafeSchema where `scan` gives rows, their schema (the scan's output): rows read
  *                     here are made unsafe rows as Spark's scan makes them; batches pass as read
  */
@@ -24,6 +26,7 @@ private[sparkbloom] final class ReadIfChangedRDD[T: ClassTag](
     scan: RDD[T],
     files: FileScanRDD,
     unread: Map[Int, Seq[PartitionedFile]],
+    hadoopSettings: Map[String, String],
     unsafeSchema: Option[StructType])
     extends RDD[T](scan.sparkContext,
       Seq(new NarrowDependency(scan) {
@@ -43,7 +46,7 @@ private[sparkbloom] final class ReadIfChangedRDD[T: ClassTag](
   override def compute(split: Partition, context: TaskContext): Iterator[T] = {
     val own = split.asInstanceOf[ReadIfChangedPart].scanned.fold[Iterator[T]](Iterator.empty)(scan.iterator(_, context))
     // the judgement is looked at here first so that nothing is opened when all still hold
-    val changed = unread.getOrElse(split.index, Nil).filterNot(FileJudgement.holdsFor)
+    val changed = FileJudgement.changed(unread.getOrElse(split.index, Nil), FileJudgement.configuration(hadoopSettings))
     if (changed.isEmpty) own
     else {
       val read = files.compute(FilePartition(split.index, changed.toArray), context)

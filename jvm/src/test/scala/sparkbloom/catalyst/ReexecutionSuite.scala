@@ -11,7 +11,7 @@ import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions._
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkbloom.{CountingFileSystem, ParquetFiles, SparkSessionSuite}
+import sparkbloom.{CountingFileSystem, ParquetFiles, ScanOptionsCountingFileSystem, SparkSessionSuite}
 
 /**
  * A Dataset executed again reads the files as they are then: Spark keeps its listing but
@@ -25,7 +25,7 @@ import sparkbloom.{CountingFileSystem, ParquetFiles, SparkSessionSuite}
  */
 class ReexecutionSuite extends AnyFunSuite with SparkSessionSuite {
 
-  // where tasks can count what they look at (they see the application's spark.hadoop.* only)
+  // the counting file system under countfs://, for every scan of the application
   override protected def sessionConf: Map[String, String] = Map(
     "spark.hadoop.fs.countfs.impl" -> classOf[CountingFileSystem].getName,
     "spark.hadoop.fs.countfs.impl.disable.cache" -> "true")
@@ -55,6 +55,13 @@ class ReexecutionSuite extends AnyFunSuite with SparkSessionSuite {
 
   private def place(file: File, target: File): Unit =
     Files.copy(file.toPath, target.toPath, StandardCopyOption.REPLACE_EXISTING)
+
+  /** The calls that reach a counting file system while `body` runs ([[CountingFileSystem]]). */
+  private def calls(body: => Unit): Long = {
+    val before = CountingFileSystem.calls.get()
+    body
+    CountingFileSystem.calls.get() - before
+  }
 
   private def rows(df: DataFrame): Try[Seq[String]] = Try(df.collect().toSeq.map(_.toString).sorted)
 
@@ -169,11 +176,6 @@ class ReexecutionSuite extends AnyFunSuite with SparkSessionSuite {
     val counted = "countfs://" + dir.getAbsolutePath
     def absent = spark.read.parquet(counted).where(col("k") === 42L)
     absent.collect() // the cache holds the footers now
-    def calls(body: => Unit): Long = {
-      val before = CountingFileSystem.calls.get()
-      body
-      CountingFileSystem.calls.get() - before
-    }
     val fresh = absent
     val opened = CountingFileSystem.driverOpens.get()
     // The listing may be older than the query: one listing of the directory confirms the files
@@ -182,7 +184,27 @@ class ReexecutionSuite extends AnyFunSuite with SparkSessionSuite {
     assert(CountingFileSystem.driverOpens.get() == opened, "the cache answered: no footer read again")
     val planned = absent
     planned.queryExecution.executedPlan // planned outside any execution, as EXPLAIN does
-    assert(calls(assert(planned.collect().isEmpty)) == 4) // one look at each ruled-out file
-    assert(calls(assert(planned.collect().isEmpty)) == 4)
+    // one listing of the directory holding the ruled-out files, in the task that holds them
+    assert(calls(assert(planned.collect().isEmpty)) == 1 + 4)
+    assert(calls(assert(planned.collect().isEmpty)) == 1 + 4)
+  }
+
+  test("run again, ruled-out files are looked at with the scan's own settings, in one listing per directory") {
+    val random = new Random(11)
+    val dir = Files.createTempDirectory("sparkbloom-reexec-options").toFile
+    (0 until 6).foreach { i =>
+      val file = new File(dir, s"d=${i % 2}/part-$i.parquet")
+      assert(file.getParentFile.isDirectory || file.getParentFile.mkdirs())
+      place(fileOf(distinct(random, 1000000L * (i + 1))), file)
+      assert(file.setLastModified(System.currentTimeMillis() - 3600 * 1000))
+    }
+    // only this scan knows the scheme: the application's settings do not name it
+    val absent = spark.read.option("fs.countopts.impl", classOf[ScanOptionsCountingFileSystem].getName)
+      .option("fs.countopts.impl.disable.cache", "true")
+      .parquet("countopts://" + dir.getAbsolutePath).where(col("k") === 42L)
+    absent.queryExecution.executedPlan // planned outside any execution: each run looks again
+    // a listing of each of the two directories (1 call plus one per child), no file opened
+    assert(calls(assert(absent.collect().isEmpty)) == 2 * (1 + 3))
+    assert(calls(assert(absent.collect().isEmpty)) == 2 * (1 + 3))
   }
 }
