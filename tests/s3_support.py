@@ -24,6 +24,7 @@ there), so it imports only the standard library and pyspark at its top.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -146,8 +147,18 @@ def run_child(
     interpreter's line for :func:`spark_builder`."""
     command, child_env = child_command(python, script, args, env)
     done = subprocess.run(command, env=child_env, capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+    # a JVM's error ends in a long stack: its first lines (what was thrown, and where the
+    # Python side failed) are kept apart from the tail
+    raised = [line for line in done.stderr.splitlines() if _RAISED.search(line)][:20]
+    assert done.returncode == 0, (
+        f"exit {done.returncode}\n{done.stdout[-3000:]}\nraised:\n"
+        + "\n".join(raised)
+        + f"\n...\n{done.stderr[-6000:]}"
+    )
     return done.stdout
+
+
+_RAISED = re.compile(r"^(Traceback|\S*(Exception|Error)\b|Caused by:|\s*File \")")
 
 
 # In the child
