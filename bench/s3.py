@@ -7,7 +7,8 @@ requests by kind.
 The proxy parses request boundaries (head, then a ``Content-Length`` or chunked body), so a
 keep-alive connection's second request waits again, and a large PUT sent in many TCP
 segments waits once. Responses are copied through unparsed: the delay models the round trip
-of a request, not bandwidth. Start it in-process::
+of a request, not bandwidth. It counts the bytes of the responses it passes back (heads and
+bodies), so a reader's whole-object prefetch shows. Start it in-process::
 
     with LatencyProxy("http://127.0.0.1:8333", delay_ms=50) as proxy:
         ... proxy.endpoint ..., proxy.counts()
@@ -59,6 +60,7 @@ class LatencyProxy:
     log_requests: bool = False
     endpoint: str = ""
     _counts: Counter[str] = field(default_factory=Counter)
+    _response_bytes: int = 0
     _log: list[tuple[str, str, str, str]] = field(default_factory=list)
     _started: float = field(default_factory=time.monotonic)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -112,6 +114,11 @@ class LatencyProxy:
         with self._lock:
             return {k: self._counts[k] for k in KINDS}
 
+    def response_bytes(self) -> int:
+        """Bytes passed back from the server so far, response heads included."""
+        with self._lock:
+            return self._response_bytes
+
     def requests(self) -> list[tuple[str, str, str, str]]:
         """(method, target, Range header, seconds since the start when it arrived) of each
         request so far, if ``log_requests``: how many were in flight at once shows."""
@@ -143,7 +150,7 @@ class LatencyProxy:
             )
             # Responses stream back as they come (a 100-continue before the body it asks
             # for, too), while requests are parsed one at a time.
-            responses = asyncio.create_task(_copy(upstream_reader, client_writer))
+            responses = asyncio.create_task(self._copy_responses(upstream_reader, client_writer))
             try:
                 await self._forward_requests(client_reader, upstream_writer)
                 await responses
@@ -185,13 +192,14 @@ class LatencyProxy:
         if writer.can_write_eof():
             writer.write_eof()
 
-
-async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    # large reads: whole-object GETs of ~1 MB pass through with little Python per byte
-    while data := await reader.read(1 << 20):
-        writer.write(data)
-        await writer.drain()
-    writer.close()
+    async def _copy_responses(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        # large reads: whole-object GETs of ~1 MB pass through with little Python per byte
+        while data := await reader.read(1 << 20):
+            with self._lock:
+                self._response_bytes += len(data)
+            writer.write(data)
+            await writer.drain()
+        writer.close()
 
 
 async def _copy_exactly(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:

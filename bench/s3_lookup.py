@@ -40,6 +40,7 @@ import json
 import os
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -201,6 +202,11 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "seconds": statistics.median(r[p]["seconds"] for r in runs),
             "all_seconds": [r[p]["seconds"] for r in runs],
         }
+        | (
+            {"planning_seconds": statistics.median(r[p]["steps"]["planning"]["seconds"] for r in runs)}
+            if "steps" in last[p]
+            else {}
+        )
         for p in phases
     } | {"process_seconds": last["process_seconds"]}
 
@@ -235,6 +241,7 @@ def setup(args: argparse.Namespace) -> None:
     data.write.options(**options).parquet(str(local / "table"))
     # its own keys, so that a warm-up never touches the table's
     data.limit(max(4, args.rows // 500)).repartition(4).write.options(**options).parquet(str(local / "warmup"))
+    needed = probe_bytes(spark, local / "table", "uuid")
     upload(spark, local / "table", table)
     upload(spark, local / "warmup", warmup)
     shutil.rmtree(local, ignore_errors=True)
@@ -256,12 +263,42 @@ def setup(args: argparse.Namespace) -> None:
             "data_files": len(files),
             "table_bytes": sum(int(s.getLen()) for s in files),
             "index_bytes": index.get("index_bytes"),
+            **needed,
             "write_seconds": round(written - started, 1),
             "index_seconds": round(indexed - written, 1),
         },
         "index": {k: str(v) for k, v in index.items()},
     }
     print(RESULT + json.dumps(meta), flush=True)
+
+
+def probe_bytes(spark: SparkSession, table: Path, column: str) -> dict[str, int]:
+    """What a lookup on ``column`` must read of the table's files to judge them all by their
+    filters: each file's footer with its length and magic (8 bytes), and ``column``'s filters
+    (header and bitset), by parquet-java's reading of the footers."""
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    conf = spark.sparkContext._jsc.hadoopConfiguration()  # type: ignore[union-attr]
+    footers = filters = 0
+    for file in sorted(table.glob("*.parquet")):
+        with file.open("rb") as f:
+            f.seek(-8, os.SEEK_END)
+            footers += struct.unpack("<i", f.read(4))[0] + 8
+        path = jvm.org.apache.hadoop.fs.Path(str(file.resolve()))
+        reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(
+            jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(path, conf)
+        )
+        try:
+            for block in reader.getFooter().getBlocks():
+                for chunk in block.getColumns():
+                    if chunk.getPath().toDotString() == column:
+                        length = chunk.getBloomFilterLength()
+                        if length < 0:
+                            raise RuntimeError(f"{file}: no bloom_filter_length for {column}")
+                        filters += length
+        finally:
+            reader.close()
+    return {"footer_bytes": footers, f"{column}_filter_bytes": filters}
 
 
 def upload(spark: SparkSession, local: Path, url: str) -> None:
@@ -354,18 +391,43 @@ def measure_spark(args: argparse.Namespace) -> None:
             counters = fs.getIOStatistics().counters()
             return {name: int(counters.get(name) or 0) for name in S3A_COUNTERS}
 
+        def mark() -> tuple[float, dict[str, int], int]:
+            return time.perf_counter(), proxy.counts(), proxy.response_bytes()
+
+        def between(start: tuple[float, dict[str, int], int], end: tuple[float, dict[str, int], int]) -> dict[str, Any]:
+            return {
+                "seconds": end[0] - start[0],
+                "requests": {k: end[1][k] - start[1][k] for k in end[1]},
+                "bytes": end[2] - start[2],
+            }
+
         def once(table: Callable[[], DataFrame], where: str) -> dict[str, Any]:
-            before, before_s3a, logged = proxy.counts(), s3a_counters(), len(proxy.requests())
-            started = time.perf_counter()
+            before_s3a, logged = s3a_counters(), len(proxy.requests())
+            started = mark()
             df = table().where(where)
+            read = mark()
+            # The optimizer (where sparkbloom judges a lookup's literal keys) and physical
+            # planning; Spark alone makes no request here, so with sparkbloom off this step
+            # is Spark's planning floor.
+            df._jdf.queryExecution().executedPlan()
+            planned = mark()
             rows = df.collect()
-            seconds = time.perf_counter() - started
-            after, after_s3a = proxy.counts(), s3a_counters()
+            done = mark()
+            after_s3a = s3a_counters()
+            whole = between(started, done)
             phase: dict[str, Any] = {
-                "seconds": seconds,
+                "seconds": whole["seconds"],
                 "rows": len(rows),
                 "files_read": scan_files_read(df),
-                "requests": {k: after[k] - before[k] for k in after},
+                "requests": whole["requests"],
+                "bytes": whole["bytes"],
+                # spark.read (listing and schema; nothing with a kept relation), planning, and
+                # the job (the tasks' reads, and sparkbloom's confirmation of what it ruled out)
+                "steps": {
+                    "read": between(started, read),
+                    "planning": between(read, planned),
+                    "execution": between(planned, done),
+                },
                 "s3a": {k: after_s3a[k] - before_s3a[k] for k in after_s3a},
                 "log": proxy.requests()[logged:],
             }
@@ -516,9 +578,54 @@ def print_tables(output: dict[str, Any]) -> None:
                 print(
                     f"| {QUERY_NAMES[query]} | {config} | {v['cold']['seconds'] / r['cold']['seconds']:.1f}x | {warm} |"
                 )
+    print_share(output)
     print("\nper data file, cold (requests of one file: how many files):")
     for key, summary in output["per_file_requests"].items():
         print(f"  {key}: {summary['files_touched']} files {summary['per_file']}; other {summary['other_requests']}")
+
+
+def print_share(output: dict[str, Any]) -> None:
+    """sparkbloom's share of each lookup: its planning time beyond vanilla Spark's (the same
+    query and phase, vanilla's processes run in the same order), and what was requested while
+    planning (sparkbloom's judgement: Spark's own planning requests nothing) against what the
+    rest of the query requested (Spark's listing, schema and tasks)."""
+    results = output["results"]
+    if "vanilla" not in results:
+        return
+    setup = output["setup"]
+    print(
+        f"\nsparkbloom's share (planning: median seconds; requests GET/HEAD/LIST and bytes of the last round). "
+        f"Needed to judge every file by its filters: footers {setup.get('footer_bytes', '-')} B "
+        f"+ uuid filters {setup.get('uuid_filter_bytes', '-')} B; the index {setup.get('index_bytes', '-')} B"
+    )
+    print(
+        "| query | configuration | phase | planning | vanilla's planning | added | sparkbloom's requests | sparkbloom's bytes | Spark's requests | Spark's bytes |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+
+    def requests(step: dict[str, Any]) -> str:
+        r = step["requests"]
+        return f"{r['GET']}/{r['HEAD']}/{r['LIST']}"
+
+    for query in next(iter(results.values())):
+        vanilla = results["vanilla"][query]
+        for config, by_query in results.items():
+            if config in ("vanilla", "duckdb"):
+                continue
+            for phase in PHASES:
+                if phase not in by_query[query] or phase not in vanilla:
+                    continue
+                r, v = by_query[query][phase], vanilla[phase]
+                steps = r["steps"]
+                spark_requests = {
+                    k: steps["read"]["requests"][k] + steps["execution"]["requests"][k] for k in ("GET", "HEAD", "LIST")
+                }
+                print(
+                    f"| {QUERY_NAMES[query]} | {config} | {phase} | {r['planning_seconds']:.3f} | "
+                    f"{v['planning_seconds']:.3f} | {r['planning_seconds'] - v['planning_seconds']:+.3f} | "
+                    f"{requests(steps['planning'])} | {steps['planning']['bytes']} | "
+                    f"{requests({'requests': spark_requests})} | {steps['read']['bytes'] + steps['execution']['bytes']} |"
+                )
 
 
 if __name__ == "__main__":

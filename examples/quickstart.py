@@ -10,8 +10,8 @@ reads each footer and filter there); with it, the driver rules files out while p
 and a lookup reads the one file that holds its key. About a minute on 2 cores.
 
 Run it with ``./dev/quickstart`` (sets everything up first) or, inside the project's
-environment, ``python examples/quickstart.py [output_dir] [--files N]`` (4,000 events per
-file; the tests run it with 100 files).
+environment, ``python examples/quickstart.py [output_dir] [--files N] [--repeats N]`` (4,000 events
+per file; the tests run it with 100 files, each lookup timed once).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def timed(spark: SparkSession, lookup: Callable[[], DataFrame], enabled: bool, r
     return found, best
 
 
-def main(out_dir: str, files: int = 1000) -> None:
+def main(out_dir: str, files: int = 1000, repeats: int = 5) -> None:
     spark = sparkbloom.session(
         master="local[2]",
         app_name="sparkbloom-quickstart",
@@ -98,9 +98,9 @@ def main(out_dir: str, files: int = 1000) -> None:
         for lookup in lookups.values():
             timed(spark, lookup, enabled, repeats=0)
     for name, query in lookups.items():
-        count, with_filters = timed(spark, query, enabled=True)
+        count, with_filters = timed(spark, query, enabled=True, repeats=repeats)
         pruning = sparkbloom.last_pruning(spark)
-        _, without = timed(spark, query, enabled=False)
+        _, without = timed(spark, query, enabled=False, repeats=repeats)
         print(
             f"{name:38} {count} row(s): {pruning['files_skipped']}/{pruning['files_total']} files skipped, "
             f"{with_filters:.3f}s with sparkbloom vs {without:.3f}s without ({without / with_filters:.1f}x)"
@@ -113,9 +113,12 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("output_dir", nargs="?", help="where the table goes (default: a temporary directory)")
     parser.add_argument("--files", type=int, default=1000, help="files in the table, 4,000 events each")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs of each lookup, each way (the best counts)")
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
     if args.output_dir:
-        main(args.output_dir, args.files)
+        main(args.output_dir, args.files, args.repeats)
     else:
         with tempfile.TemporaryDirectory(prefix="sparkbloom-quickstart-") as tmp:
-            main(tmp, args.files)
+            main(tmp, args.files, args.repeats)

@@ -6,7 +6,7 @@ listing and planning, on a real S3 server whose clock a proxy shows
 far behind (tests/s3_changes_job.py says what each scenario does). It runs on the line of this
 pytest run's interpreter: 4.3 in the default tier, and under `dev/test --all` also 3.5, whose
 listings drop S3A's etags. SPARKBLOOM_S3_CHANGE_ROUNDS sets the randomized rounds (40; the
-default tier runs 5)."""
+default tier runs 3)."""
 
 from __future__ import annotations
 
