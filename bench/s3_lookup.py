@@ -588,7 +588,8 @@ def print_share(output: dict[str, Any]) -> None:
     """sparkbloom's share of each lookup: its planning time beyond vanilla Spark's (the same
     query and phase, vanilla's processes run in the same order), and what was requested while
     planning (sparkbloom's judgement: Spark's own planning requests nothing) against what the
-    rest of the query requested (Spark's listing, schema and tasks)."""
+    rest of the query requested (Spark's listing, schema and tasks, and sparkbloom's
+    confirmation LIST in the job)."""
     results = output["results"]
     if "vanilla" not in results:
         return
@@ -598,8 +599,11 @@ def print_share(output: dict[str, Any]) -> None:
         f"Needed to judge every file by its filters: footers {setup.get('footer_bytes', '-')} B "
         f"+ uuid filters {setup.get('uuid_filter_bytes', '-')} B; the index {setup.get('index_bytes', '-')} B"
     )
+    # spark.read and execution are Spark's but for one request of sparkbloom's: the LIST by
+    # which the job confirms the files it ruled out (vanilla's job lists nothing)
     print(
-        "| query | configuration | phase | planning | vanilla's planning | added | sparkbloom's requests | sparkbloom's bytes | Spark's requests | Spark's bytes |"
+        "| query | configuration | phase | planning | vanilla's planning | added | planning's requests "
+        "| planning's bytes | read and execution's requests | their bytes |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
 
