@@ -61,6 +61,7 @@ class LatencyProxy:
     endpoint: str = ""
     _counts: Counter[str] = field(default_factory=Counter)
     _response_bytes: int = 0
+    _response_chunks: list[tuple[float, int]] = field(default_factory=list)
     _log: list[tuple[str, str, str, str]] = field(default_factory=list)
     _started: float = field(default_factory=time.monotonic)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -118,6 +119,15 @@ class LatencyProxy:
         """Bytes passed back from the server so far, response heads included."""
         with self._lock:
             return self._response_bytes
+
+    def clock(self) -> float:
+        """Now, on the clock of the request log's times (seconds since the start)."""
+        return time.monotonic() - self._started
+
+    def response_bytes_between(self, start: float, end: float) -> int:
+        """Bytes passed back between two times of :meth:`clock`, if ``log_requests``."""
+        with self._lock:
+            return sum(n for at, n in self._response_chunks if start <= at <= end)
 
     def requests(self) -> list[tuple[str, str, str, str]]:
         """(method, target, Range header, seconds since the start when it arrived) of each
@@ -197,6 +207,8 @@ class LatencyProxy:
         while data := await reader.read(1 << 20):
             with self._lock:
                 self._response_bytes += len(data)
+                if self.log_requests:
+                    self._response_chunks.append((self.clock(), len(data)))
             writer.write(data)
             await writer.drain()
         writer.close()

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-from s3 import ROOT, LatencyProxy, request_kind, s3a_jars, server_env, spark_s3_conf
+from s3 import KINDS, ROOT, LatencyProxy, request_kind, s3a_jars, server_env, spark_s3_conf
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -401,35 +401,56 @@ def measure_spark(args: argparse.Namespace) -> None:
                 "bytes": end[2] - start[2],
             }
 
+        def planning(df: DataFrame, log: list[tuple[str, str, str, str]]) -> dict[str, Any]:
+            """The query's optimization and physical planning, by Spark's own tracker of its
+            phases (inside collect, where sparkbloom judges a lookup's literal keys; Spark
+            alone requests nothing there), and the requests that arrived meanwhile."""
+            phases = df._jdf.queryExecution().tracker().phases()
+            start_ms = phases.get("optimization").get().startTimeMs()
+            end_ms = phases.get("planning").get().endTimeMs()
+            epoch_at_zero = time.time() - proxy.clock()  # the request log's time 0, as epoch seconds
+            start, end = start_ms / 1000 - epoch_at_zero, end_ms / 1000 - epoch_at_zero
+            kinds = Counter(request_kind(method, target) for method, target, _, at in log if start <= float(at) <= end)
+            return {
+                "seconds": (end_ms - start_ms) / 1000,
+                "requests": {k: kinds[k] for k in KINDS},
+                "bytes": proxy.response_bytes_between(start, end),
+            }
+
         def once(table: Callable[[], DataFrame], where: str) -> dict[str, Any]:
             before_s3a, logged = s3a_counters(), len(proxy.requests())
             started = mark()
             df = table().where(where)
             read = mark()
-            # The optimizer (where sparkbloom judges a lookup's literal keys) and physical
-            # planning; Spark alone makes no request here, so with sparkbloom off this step
-            # is Spark's planning floor.
-            df._jdf.queryExecution().executedPlan()
-            planned = mark()
             rows = df.collect()
             done = mark()
             after_s3a = s3a_counters()
             whole = between(started, done)
+            log = proxy.requests()[logged:]
+            planned = planning(df, log)
+            collected = between(read, done)
             phase: dict[str, Any] = {
                 "seconds": whole["seconds"],
                 "rows": len(rows),
                 "files_read": scan_files_read(df),
                 "requests": whole["requests"],
                 "bytes": whole["bytes"],
-                # spark.read (listing and schema; nothing with a kept relation), planning, and
-                # the job (the tasks' reads, and sparkbloom's confirmation of what it ruled out)
+                # spark.read (listing and schema; nothing with a kept relation), planning
+                # (within collect), and the rest of collect: the job (the tasks' reads, and
+                # sparkbloom's confirmation of what it ruled out)
                 "steps": {
                     "read": between(started, read),
-                    "planning": between(read, planned),
-                    "execution": between(planned, done),
+                    "planning": planned,
+                    "execution": {
+                        "seconds": collected["seconds"] - planned["seconds"],
+                        "requests": {
+                            k: collected["requests"][k] - planned["requests"][k] for k in collected["requests"]
+                        },
+                        "bytes": collected["bytes"] - planned["bytes"],
+                    },
                 },
                 "s3a": {k: after_s3a[k] - before_s3a[k] for k in after_s3a},
-                "log": proxy.requests()[logged:],
+                "log": log,
             }
             if on:
                 phase["pruning"] = sparkbloom.last_pruning(spark)
@@ -599,8 +620,8 @@ def print_share(output: dict[str, Any]) -> None:
         f"Needed to judge every file by its filters: footers {setup.get('footer_bytes', '-')} B "
         f"+ uuid filters {setup.get('uuid_filter_bytes', '-')} B; the index {setup.get('index_bytes', '-')} B"
     )
-    # spark.read and execution are Spark's but for one request of sparkbloom's: the LIST by
-    # which the job confirms the files it ruled out (vanilla's job lists nothing)
+    # spark.read and execution are Spark's but for sparkbloom's confirmation LIST, where the
+    # job confirms the files it ruled out (vanilla's job lists nothing)
     print(
         "| query | configuration | phase | planning | vanilla's planning | added | planning's requests "
         "| planning's bytes | read and execution's requests | their bytes |"
