@@ -282,11 +282,20 @@ private[sparkbloom] final class ListingPruner(session: SparkSession, candidates:
   private def judgeByIndexes(files: IndexedSeq[FileStatus], predicate: PointPredicate,
       hadoopConf: org.apache.hadoop.conf.Configuration, conf: SQLConf, parallelism: Int): Array[IndexVerdict] = {
     val verdicts = new Array[IndexVerdict](files.size)
-    indexRoots().flatMap(TableIndex.at(_, hadoopConf)).foreach { index =>
+    def judgeOpen(index: TableIndex): Unit = {
       val open = files.indices.filter(verdicts(_) == null)
       val judged = index.judge(open.map(files), predicate, conf.caseSensitiveAnalysis, legacyCalendarInRead(conf),
         hadoopConf, parallelism, immutableFiles)
       open.indices.foreach(j => verdicts(open(j)) = judged(j))
+    }
+    indexRoots().foreach { root =>
+      // The index held answers every file whose entry matches its listing: the store is
+      // asked for a newer version only when a file is left that one could answer.
+      val held = TableIndex.held(root, hadoopConf)
+      held.foreach(judgeOpen)
+      if (verdicts.contains(null)) {
+        TableIndex.at(root, hadoopConf).filterNot(latest => held.exists(_ eq latest)).foreach(judgeOpen)
+      }
     }
     verdicts
   }

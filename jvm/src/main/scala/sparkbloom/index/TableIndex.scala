@@ -342,6 +342,18 @@ private[sparkbloom] object TableIndex {
       t => MessageTypeParser.parseMessageType(s"message m { $t; }").getType(0).asPrimitiveType())
 
   /**
+   * The index of the table at `root` that this runtime loaded last, asking the store
+   * nothing: its entries vouch for a file while its listing matches the entry, whatever
+   * versions were written since, so a scan whose every file it answers needs no newer one.
+   */
+  def held(root: Path, conf: Configuration): Option[TableIndex] =
+    try {
+      val dir = IndexLayout.dirOf(root)
+      val fs = dir.getFileSystem(conf)
+      loaded.get(fs.makeQualified(dir).toString)
+    } catch { case NonFatal(_) => None }
+
+  /**
    * The index of the table at `root`, if it has one that can be read; loaded once per
    * manifest version and kept while that version is the latest. Anything wrong with it is
    * logged once and answers "no index": the data is then judged the normal way.

@@ -23,12 +23,12 @@ private[sparkbloom] object FileOpener {
    * A status with an etag is the file system's own (a listing's, or a HEAD's): opened with it,
    * an object store asks no HEAD the listing answered, and S3A reads only the version that
    * etag names. Any other status is not handed over: S3A would take it for a version of
-   * unknown etag, and its analytics stream (Hadoop 3.5's default) then serves the bytes of
-   * whatever version of the path it has seen.
+   * unknown etag, and then serve whatever version of the path it finds. S3A objects are
+   * opened through [[ProbeFileSystems]], for reads of exactly the ranges asked.
    */
   object HadoopFileSystem extends FileOpener {
     def open(status: FileStatus, conf: Configuration): SeekableInputStream = {
-      val fs = status.getPath.getFileSystem(conf)
+      val fs = ProbeFileSystems.forProbing(status.getPath, conf)
       val builder = fs.openFile(status.getPath).opt("fs.option.openfile.read.policy", "random")
       if (FileIdentity.etagOf(status).nonEmpty) builder.withFileStatus(status)
       HadoopStreams.wrap(FutureIO.awaitFuture(builder.build()))

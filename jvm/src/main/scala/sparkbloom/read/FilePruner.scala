@@ -44,6 +44,9 @@ private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Opt
 
   private val filterBytes = new AtomicLong()
 
+  // The files of a scan were mostly written alike: the tails of the first size the reads of the rest.
+  private val tailSizing = new ProbeReadPlan.TailSizing
+
   // The files of a scan share column types: convert, hash and sort each IN list's values once
   // per type, not once per file (for `IN (100)` over 200 files that was a third of the judging).
   private val candidates = new ConcurrentHashMap[ListInColumn, Option[ProbeCandidates]]()
@@ -80,7 +83,7 @@ private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Opt
       warnOnce(path, "", message)
       FileVerdict(status, -1, IndexedSeq.empty)
     }
-    try OpenedFile.using(status, hadoopConf, cache, opener) { file =>
+    try OpenedFile.using(status, hadoopConf, cache, opener, tailSizing) { file =>
         scala.util.Try(file.footer) match {
           case scala.util.Success(footer) => judgeRowGroups(path, status, file, footer, predicate)
           case scala.util.Failure(e) => unjudged(s"sparkbloom cannot read the footer of $path; the file is read: $e")

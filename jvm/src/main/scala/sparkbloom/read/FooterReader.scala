@@ -56,6 +56,15 @@ private[sparkbloom] object FooterReader {
     FooterSummary(parsed, midpoints)
   }
 
+  /** The bytes of the file's footer with its 8-byte tail, as the tail says; 0 if it says nothing sensible. */
+  def footerBytes(stream: SeekableInputStream, length: Long): Long =
+    if (length < 12) 0L
+    else {
+      val tail = BloomFilterIO.readFully(stream, length - 8, 8)
+      val footerLength = ByteBuffer.wrap(tail, 0, 4).order(ByteOrder.LITTLE_ENDIAN).getInt
+      if (footerLength <= 0 || footerLength > length - 12) 0L else footerLength + 8L
+    }
+
   /** The offsets parquet-java's split filter assigns row groups by, by its rule (a dictionary offset of 0 counts). */
   private[read] def splitMidpoints(raw: FileMetaData): Option[IndexedSeq[Long]] = {
     val rowGroups = Option(raw.getRow_groups).map(_.asScala.toIndexedSeq).getOrElse(IndexedSeq.empty)

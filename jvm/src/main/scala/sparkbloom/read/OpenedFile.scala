@@ -22,7 +22,7 @@ import sparkbloom.sbbf.SplitBlockBloomFilter
  * decrypts the footer and encrypted filters.
  */
 private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Configuration,
-    cache: Option[ProbeCache.Scoped], opener: FileOpener) {
+    cache: Option[ProbeCache.Scoped], opener: FileOpener, tailSizing: ProbeReadPlan.TailSizing) {
 
   private lazy val cached = cache.map(c => (c.cache, FileKey.of(status, c.scope)))
   private lazy val input: InputFile =
@@ -37,15 +37,15 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
   // did not opt in, and they can rule out strings outside ASCII that the file holds.
   private lazy val readOptions =
     HadoopReadOptions.builder(hadoopConf, status.getPath).useSignedStringMinMax(false).build()
-  private var opened: SeekableInputStream = _
+  private var opened: RangeReadStream = _
   private var reader: ParquetFileReader = _
   private var bytesRead = 0L
+  private var footerBytes = 0L
+  private val columnsFetched = scala.collection.mutable.Set.empty[String]
 
-  /** The file, opened once by its opener, read through [[TailReadStream]]. */
-  private def stream(): SeekableInputStream = {
-    if (opened == null) {
-      opened = new TailReadStream(opener.open(status, hadoopConf), status.getLen, OpenedFile.TailBytes)
-    }
+  /** The file, opened once by its opener, read through [[RangeReadStream]]. */
+  private def stream(): RangeReadStream = {
+    if (opened == null) opened = new RangeReadStream(opener.open(status, hadoopConf), status.getLen)
     opened
   }
 
@@ -72,8 +72,27 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
 
   /** The footer's summary; throws when the footer cannot be read. */
   lazy val footer: FooterSummary = {
-    def load = FooterReader.read(input, readOptions, stream(), hadoopConf)
+    def load = {
+      stream().fetch(Seq(tailSizing.tailBytes(status.getLen)))
+      val read = FooterReader.read(input, readOptions, stream(), hadoopConf)
+      footerBytes = FooterReader.footerBytes(stream(), status.getLen)
+      read
+    }
     cached.fold(load) { case (c, k) => c.footer(k)(load) }
+  }
+
+  /**
+   * Fetches the filters of `column` in every row group, in as few reads as
+   * [[ProbeReadPlan.coalesce]] makes of them: asked for one, a prober asks for the others
+   * next. Filters without `bloom_filter_length` are read as asked.
+   */
+  private def fetchFiltersOf(column: String): Unit = if (columnsFetched.add(column)) {
+    val length = status.getLen
+    val wanted = footer.rowGroups.flatMap(_.columns.get(column))
+      .filter(c => c.hasFilter && !c.encrypted && c.filterLength > 0 && c.filterOffset + c.filterLength <= length)
+      .map(c => ByteRange(c.filterOffset, c.filterLength))
+    stream().fetch(ProbeReadPlan.coalesce(wanted.filterNot(stream().holds)))
+    if (footerBytes > 0) tailSizing.learn(ProbeReadPlan.Needed(length, footerBytes, wanted))
   }
 
   /**
@@ -89,7 +108,10 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
         case Some(chunk) =>
           val result =
             if (chunk.encrypted && chunk.hasFilter) decryptedFilter(rowGroup, column)
-            else BloomFilterIO.read(stream(), status.getLen, chunk)
+            else {
+              if (chunk.hasFilter) fetchFiltersOf(column)
+              BloomFilterIO.read(stream(), status.getLen, chunk)
+            }
           bytesRead += result.bytesRead
           result.lookup
       }
@@ -127,15 +149,13 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
 private[sparkbloom] object OpenedFile {
 
   /**
-   * What one read at the end of a file fetches: a footer and the filters of a few columns
-   * over a few row groups, in one round trip (at 100 MB/s a fetch this size costs ~2.5 ms,
-   * less than the round trip it saves).
+   * `work` on the file, closed after. Files judged together share `tailSizing`: what the
+   * first needed sizes the reads of the next.
    */
-  val TailBytes: Int = 256 * 1024
-
   def using[T](status: FileStatus, hadoopConf: Configuration, cache: Option[ProbeCache.Scoped],
-      opener: FileOpener = FileOpener.HadoopFileSystem)(work: OpenedFile => T): T = {
-    val file = new OpenedFile(status, hadoopConf, cache, opener)
+      opener: FileOpener = FileOpener.HadoopFileSystem,
+      tailSizing: ProbeReadPlan.TailSizing = new ProbeReadPlan.TailSizing)(work: OpenedFile => T): T = {
+    val file = new OpenedFile(status, hadoopConf, cache, opener, tailSizing)
     try work(file)
     finally file.close()
   }

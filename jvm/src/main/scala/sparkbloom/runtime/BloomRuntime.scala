@@ -53,7 +53,7 @@ private[sparkbloom] final class BloomRuntime(val settings: RuntimeSettings) {
       closed = true
       probePool.shutdownNow()
       background.shutdownNow()
-      parts.values().forEach(_.clear())
+      parts.values().forEach(_.close())
       parts.clear()
     }
   }
@@ -63,6 +63,9 @@ private[sparkbloom] final class BloomRuntime(val settings: RuntimeSettings) {
 private[sparkbloom] trait RuntimePart {
   def clear(): Unit
   def invalidate(pathPrefix: String): Unit = clear()
+
+  /** The application ended: let go of everything, resources included. */
+  def close(): Unit = clear()
 }
 
 /** How a part is made; also the key the runtime keeps it under (compared by identity). */

@@ -2,11 +2,7 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
-import java.io.EOFException
-import java.nio.ByteBuffer
-
 import org.apache.hadoop.fs.{EtagSource, FileStatus, Path}
-import org.apache.parquet.io.SeekableInputStream
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -62,54 +58,5 @@ class ObjectStoreIdentitySuite extends AnyFunSuite {
     lookUp(status(wholeSecond))
     lookUp(status(wholeSecond))
     assert(loads == 2, "an hour old by the driver's clock, but a store's clock may be off: never cached")
-  }
-
-  /** A file in memory that counts the reads that reach it. */
-  private final class CountingStream(bytes: Array[Byte]) extends SeekableInputStream {
-    var reads = 0
-    private var position = 0L
-    override def getPos: Long = position
-    override def seek(newPosition: Long): Unit = position = newPosition
-    override def readFully(b: Array[Byte]): Unit = readFully(b, 0, b.length)
-    override def readFully(b: Array[Byte], offset: Int, count: Int): Unit = {
-      if (position + count > bytes.length) throw new EOFException()
-      reads += 1
-      System.arraycopy(bytes, position.toInt, b, offset, count)
-      position += count
-    }
-    override def read(): Int = throw new UnsupportedOperationException
-    override def read(buffer: ByteBuffer): Int = throw new UnsupportedOperationException
-    override def readFully(buffer: ByteBuffer): Unit = throw new UnsupportedOperationException
-  }
-
-  test("the tail of a file is read once, and reads before it go to the file") {
-    val bytes = Array.tabulate[Byte](10000)(i => (i * 31).toByte)
-    val file = new CountingStream(bytes)
-    val stream = new TailReadStream(file, bytes.length, 4096)
-    def readAt(offset: Long, count: Int): Array[Byte] = {
-      val out = new Array[Byte](count)
-      stream.seek(offset)
-      stream.readFully(out)
-      assert(stream.getPos == offset + count)
-      out
-    }
-    assert(readAt(9992, 8).sameElements(bytes.slice(9992, 10000)))
-    assert(readAt(7000, 2992).sameElements(bytes.slice(7000, 9992)))
-    assert(readAt(6000, 100).sameElements(bytes.slice(6000, 6100)))
-    assert(file.reads == 1, "footer length, footer and filter: one read of the window")
-    assert(readAt(100, 50).sameElements(bytes.slice(100, 150)))
-    assert(readAt(5000, 2000).sameElements(bytes.slice(5000, 7000)), "a read that starts before the window")
-    assert(file.reads == 3)
-    val buffer = ByteBuffer.allocate(10)
-    stream.seek(9990)
-    assert(stream.read(buffer) == 10 && buffer.array.sameElements(bytes.slice(9990, 10000)))
-    assert(stream.read() == -1 && stream.read(new Array[Byte](4), 0, 4) == -1)
-    val small = new CountingStream(bytes.take(100))
-    val whole = new TailReadStream(small, 100, 4096)
-    whole.seek(92)
-    whole.readFully(new Array[Byte](8))
-    whole.seek(0)
-    whole.readFully(new Array[Byte](92))
-    assert(small.reads == 1, "a file smaller than the window is read whole, once")
   }
 }
