@@ -39,7 +39,7 @@ private[sparkbloom] final class ProbeFileSystems extends RuntimePart {
     else {
       val settings = settingsOf.computeIfAbsent(conf, c => c.getPropsWithPrefix(S3APrefix).asScala.toMap)
       val key = Key(new URI(uri.getScheme, uri.getAuthority, "/", null, null),
-        UserGroupInformation.getCurrentUser.getShortUserName,
+        UserGroupInformation.getCurrentUser,
         settings)
       instances.computeIfAbsent(key, k => FileSystem.newInstance(k.root, forRangeReads(conf)))
     }
@@ -61,7 +61,8 @@ private[sparkbloom] object ProbeFileSystems extends PartKind[ProbeFileSystems] {
 
   private val S3APrefix = "fs.s3a."
 
-  private final case class Key(root: URI, user: String, s3aSettings: Map[String, String])
+  // the user as Hadoop's own cache of file systems tells users apart: by their credentials, not their name
+  private final case class Key(root: URI, user: UserGroupInformation, s3aSettings: Map[String, String])
 
   /** `conf` with S3A reading each range asked, and only it. */
   private def forRangeReads(conf: Configuration): Configuration = {
