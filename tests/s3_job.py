@@ -7,6 +7,7 @@ rows are, then prints ``PASSED <step>: <what it saw>``; the test asserts that ev
 
     s3_job.py parquet PREFIX         Parquet tables under s3a://<bucket>/PREFIX/
     s3_job.py delta PREFIX JAR...    a Delta table there (JARs: Delta's)
+    s3_job.py iceberg PREFIX JAR     an Iceberg table in a Hadoop catalog there (JAR: Iceberg's runtime)
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -266,6 +268,95 @@ def delta(prefix: str, jars: list[str]) -> None:
 
     lookup("delta equals", [KEY_OF[777]], 1)
     lookup("delta absent", [ABSENT_KEY], 0)
+
+    # the table index follows the session's Delta commits: new files indexed, removed ones dropped
+    sparkbloom.build_index(spark, table, ["key"])
+    rows = list(ROWS)
+    added = make_rows(len(ROWS), ROWS_PER_FILE)
+    rows += added
+
+    def read() -> DataFrame:
+        return spark.read.format("delta").load(table)
+
+    commits: dict[str, Callable[[], Any]] = {
+        "append": lambda: (
+            spark.createDataFrame(added, SCHEMA).coalesce(1).write.format("delta").mode("append").save(table)
+        ),
+        "delete": lambda: spark.sql(f"DELETE FROM delta.`{table}` WHERE id % 5 = 0"),
+    }
+    for name, commit in commits.items():
+        commit()
+        if name == "delete":
+            rows = [r for r in rows if r[0] % 5 != 0]
+        files = index_follows(spark, table, len(read().inputFiles()))
+        keys = [r[1] for r in rows[:: len(rows) // 3]] + [KEY_OF[10], ABSENT_KEY]
+        for key in keys:
+            assert collected(read().where(F.col("key") == key)) == oracle(lambda r, key=key: r[1] == key, rows), key
+            stats = sparkbloom.last_pruning(spark)
+            # Delta's own statistics may have ruled files out first: every file left is covered
+            assert stats["files_covered_by_index"] == stats["files_total"] > 0, (name, key, stats)
+        passed(f"delta index follows {name}", f"{files} files covered")
+    spark.stop()
+
+
+def index_follows(spark: SparkSession, table: str, files: int) -> int:
+    """Waits until the index's background refresh after a commit covers the table's `files`
+    current files, with at most as many entries of removed files."""
+    deadline = time.monotonic() + 180
+    while True:
+        described = sparkbloom.describe_index(spark, table)
+        # entries of removed files go with their segment, or with a rebuild once they outnumber the rest
+        done = described["files_covered"] == described["files_total"] == files >= described["entries"] / 2
+        if done or time.monotonic() > deadline:
+            assert done, described
+            return files
+        time.sleep(0.25)
+
+
+def iceberg(prefix: str, jars: list[str]) -> None:
+    spark = spark_builder(
+        {
+            "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+            "spark.sql.catalog.ice": "org.apache.iceberg.spark.SparkCatalog",
+            "spark.sql.catalog.ice.type": "hadoop",
+            "spark.sql.catalog.ice.warehouse": s3_path(f"{prefix}/warehouse"),
+        },
+        jars,
+    ).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    delete(spark, s3_path(prefix))
+    table = "ice.db.events"
+    spark.sql(
+        f"CREATE TABLE {table} (id BIGINT, key STRING, grp INT) USING iceberg "
+        "TBLPROPERTIES ('write.delete.mode' = 'copy-on-write')"
+    )
+    rows = list(ROWS)
+    spark.createDataFrame(rows, SCHEMA).repartition(FILES).writeTo(table).append()
+    built = sparkbloom.build_index(spark, table, ["key"])
+    assert built["files_indexed"] == FILES, built
+
+    def data_files() -> int:
+        return spark.sql(f"SELECT count(*) FROM {table}.files WHERE content = 0").first()[0]
+
+    def lookup(name: str, files: int) -> None:
+        for key in [r[1] for r in rows[:: len(rows) // 3]] + [KEY_OF[10], ABSENT_KEY]:
+            assert collected(spark.table(table).where(F.col("key") == key)) == oracle(
+                lambda r, key=key: r[1] == key, rows
+            ), key
+            stats = sparkbloom.last_pruning(spark)
+            # Iceberg's own statistics may have ruled files out first: every file left is covered
+            assert stats["files_covered_by_index"] == stats["files_total"] > 0, (name, key, stats)
+            assert stats["files_skipped_by_index"] >= stats["files_total"] - 1, (name, key, stats)
+        passed(name, f"{files} files covered")
+
+    lookup("iceberg index lookup", FILES)
+    added = make_rows(len(ROWS), ROWS_PER_FILE)
+    spark.createDataFrame(added, SCHEMA).coalesce(1).writeTo(table).append()
+    rows += added
+    lookup("iceberg index follows append", index_follows(spark, table, data_files()))
+    spark.sql(f"DELETE FROM {table} WHERE id % 5 = 0")
+    rows = [r for r in rows if r[0] % 5 != 0]
+    lookup("iceberg index follows delete", index_follows(spark, table, data_files()))
     spark.stop()
 
 
@@ -274,6 +365,8 @@ def main(argv: list[str]) -> Any:
         return parquet(argv[2])
     if argv[1] == "delta":
         return delta(argv[2], argv[3:])
+    if argv[1] == "iceberg":
+        return iceberg(argv[2], argv[3:])
     raise SystemExit(f"unknown case {argv[1]!r}")
 
 

@@ -102,6 +102,19 @@ def newest_delta_line() -> str:
     return [fields[0] for fields in spark_lines() if fields[4] != "-"][-1]
 
 
+def newest_iceberg_line() -> str:
+    """The newest Spark line with an Apache Iceberg release."""
+    return [fields[0] for fields in spark_lines() if fields[5] != "-"][-1]
+
+
+def iceberg_jar(line: str) -> str:
+    """Iceberg's Spark runtime jar for a Spark line, which dev/setup fetched (dev/iceberg-jars)."""
+    jars = sorted(str(jar) for jar in (ROOT / ".cache" / "iceberg" / line / "jars").glob("*.jar"))
+    if len(jars) != 1:
+        raise AssertionError(f"Iceberg's runtime jar for Spark {line} is missing from .cache/iceberg: run dev/setup")
+    return jars[0]
+
+
 def delta_jars(line: str) -> list[str]:
     """Delta Lake's two jars for a Spark line, which dev/setup fetched (dev/delta-jars)."""
     jars = sorted(str(jar) for jar in (ROOT / ".cache" / "delta" / line / "jars").glob("*.jar"))

@@ -3,7 +3,8 @@
 """sparkbloom on s3a:// against a real S3 server on loopback (SeaweedFS, dev/s3-server), with
 each Spark line's S3A jars (dev/s3-jars): writes with filters, lookups by =, IN and <=> that
 skip files and row groups, join pruning, the table index, inspect, might_contain and the
-command line (tests/s3_job.py), and a Delta table.
+command line (tests/s3_job.py), a Delta table, and the table index of a Delta and an Iceberg
+table following their commits.
 
 Each case runs one Spark process (s3_support.run_child), as the JVM needs the S3A jars at
 start and the Delta case runs Delta's line. The Parquet case runs on the line of this pytest
@@ -15,7 +16,17 @@ fails the tests, as does a missing venv or jar."""
 from __future__ import annotations
 
 import pytest
-from s3_support import CURRENT_LINE, ROOT, delta_jars, line_python, newest_delta_line, newest_line, run_child
+from s3_support import (
+    CURRENT_LINE,
+    ROOT,
+    delta_jars,
+    iceberg_jar,
+    line_python,
+    newest_delta_line,
+    newest_iceberg_line,
+    newest_line,
+    run_child,
+)
 
 pytestmark = pytest.mark.s3
 
@@ -35,7 +46,14 @@ PARQUET_STEPS = [
     "might_contain",
     "cli inspect",
 ]
-DELTA_STEPS = ["delta write", "delta equals", "delta absent"]
+DELTA_STEPS = [
+    "delta write",
+    "delta equals",
+    "delta absent",
+    "delta index follows append",
+    "delta index follows delete",
+]
+ICEBERG_STEPS = ["iceberg index lookup", "iceberg index follows append", "iceberg index follows delete"]
 
 
 def steps_passed(out: str) -> list[str]:
@@ -56,3 +74,12 @@ def test_delta_table_on_s3a_skips_files(s3_env: dict[str, str]) -> None:
     assert python is not None, f"no venv for Spark {line}: run dev/setup"
     out = run_child(python, JOB, ["delta", f"delta-{line}", *delta_jars(line)], s3_env)
     assert steps_passed(out) == DELTA_STEPS, out
+
+
+@pytest.mark.skipif(CURRENT_LINE != newest_line(), reason="the newest line's pytest run covers Iceberg on S3")
+def test_iceberg_table_index_on_s3a_follows_commits(s3_env: dict[str, str]) -> None:
+    line = newest_iceberg_line()
+    python = line_python(line)
+    assert python is not None, f"no venv for Spark {line}: run dev/setup"
+    out = run_child(python, JOB, ["iceberg", f"iceberg-{line}", iceberg_jar(line)], s3_env)
+    assert steps_passed(out) == ICEBERG_STEPS, out

@@ -10,6 +10,7 @@ off (``answer_without_pruning``); pruning counts come from ``sparkbloom.last_pru
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -381,17 +382,71 @@ def test_table_index_covers_the_current_snapshot(spark: SparkSession, table_dir:
     spark.sql(f"ALTER TABLE {table} RENAME COLUMN k TO key")
     _, pruning = checked(spark, f"SELECT id FROM {table} WHERE key = '{absent}'")
     assert pruning["files_skipped_by_index"] == pruning["files_total"], pruning
-    # a later version's files are judged by their own filters (none here: read) until a refresh
+    # a later version's files are indexed in the background once it has committed (until then
+    # they are judged by their own filters); time travel reads the index's entries of its files
     keys_frame(spark, 5000, 100, 1).withColumnRenamed("k", "key").write.format("delta").mode("append").save(path)
-    added = len(current_files(spark, table)) - built["files_indexed"]
+    described = index_follows(spark, path, table)
     got, pruning = checked(spark, f"SELECT id FROM {table} WHERE key = '{key_of(spark, 5050)}'")
-    assert got == [(5050,)] and pruning["files_covered_by_index"] == built["files_indexed"], pruning
-    # time travel: an older version's files are the index's files too
+    assert got == [(5050,)] and pruning["files_covered_by_index"] == described["files_total"], pruning
     got, _ = checked(spark, f"SELECT id FROM {table} VERSION AS OF 0 WHERE k = '{key_of(spark, 1230)}'")
     assert got == [(1230,)]
-    assert sparkbloom.build_index(spark, path)["files_indexed"] == added  # the refresh reads only the new files
+    assert sparkbloom.build_index(spark, path)["files_indexed"] == 0  # nothing left to refresh
     _, pruning = checked(spark, f"SELECT id FROM {table} WHERE key = '{absent}'")
     assert pruning["files_skipped_by_index"] == pruning["files_total"], pruning
+
+
+def index_follows(spark: SparkSession, path: str, table: str) -> dict[str, object]:
+    """The index once its background refresh after a write covers every current file, with
+    at most as many entries of removed files (waits up to two minutes)."""
+    files = len(current_files(spark, table))
+    deadline = time.monotonic() + 120
+    while True:
+        described = sparkbloom.describe_index(spark, path)
+        # entries of removed files go with their segment, or with a rebuild once they outnumber the rest
+        done = described["files_covered"] == described["files_total"] == files >= described["entries"] / 2
+        if done or time.monotonic() > deadline:
+            assert done, f"{files} files now, index: {sorted(described.items())}"
+            return described
+        time.sleep(0.25)
+
+
+def test_index_follows_every_delta_write(spark: SparkSession, table_dir: Path) -> None:
+    """After an append, MERGE, UPDATE, DELETE and OPTIMIZE, the session's background refresh
+    indexes the new files and drops the removed ones: a lookup then probes no file by itself."""
+    path, table = str(table_dir), f"delta.`{table_dir}`"
+    keys_frame(spark, 0, 3000, 3).write.format("delta").option("delta.enableDeletionVectors", "false").save(path)
+    sparkbloom.build_index(spark, path, ["k"])
+    source = keys_frame(spark, 2500, 1000, 1).withColumn("k", F.concat("k", F.lit("-merged")))
+    writes = {
+        "append": lambda: keys_frame(spark, 3000, 500, 2).write.format("delta").mode("append").save(path),
+        "insert": lambda: spark.sql(
+            f"INSERT INTO {table} SELECT id, sha2(cast(id AS STRING), 256), id % 3 FROM range(3500, 3600)"
+        ),
+        "merge": lambda: (
+            DeltaTable.forPath(spark, path)
+            .alias("t")
+            .merge(source.alias("s"), "t.id = s.id")
+            .whenMatchedUpdateAll()
+            .whenNotMatchedInsertAll()
+            .execute()
+        ),
+        "update": lambda: spark.sql(f"UPDATE {table} SET k = concat(k, '-updated') WHERE id % 7 = 0"),
+        "delete": lambda: spark.sql(f"DELETE FROM {table} WHERE id % 11 = 0"),
+        "optimize": lambda: spark.sql(f"OPTIMIZE {table}"),
+    }
+    for name, write in writes.items():
+        before = current_files(spark, table)
+        write()
+        assert current_files(spark, table) != before, name
+        index_follows(spark, path, table)
+        for key in (key_of(spark, 14), f"{key_of(spark, 2600)}-merged", f"{key_of(spark, 21)}-updated", "absent"):
+            got, pruning = checked(spark, f"SELECT id FROM {table} WHERE k = '{key}'")
+            assert pruning["files_covered_by_index"] == pruning["files_total"] > 0, (name, key, pruning)
+            if not got:
+                assert pruning["files_skipped_by_index"] == pruning["files_total"], (name, key, pruning)
+    # OPTIMIZE removed every file the index held before it: their segments are gone
+    assert sparkbloom.describe_index(spark, path)["entries"] == len(current_files(spark, table))
+    assert sparkbloom.build_index(spark, path)["files_indexed"] == 0
 
 
 # --- reading -----------------------------------------------------------------------------

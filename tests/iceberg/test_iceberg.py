@@ -15,6 +15,7 @@ import datetime as dt
 import os
 import random
 import re
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -183,6 +184,67 @@ def test_bad_settings_fail_before_iceberg_commits_anything(spark: SparkSession, 
     keys(spark, 100, 10, 1).writeTo(table).option("bloom_filter_columns", "k").append()  # the table's own: fine
     with pytest.raises(Exception, match="SET TBLPROPERTIES"):
         spark.sql(f"ALTER TABLE {table} UNSET TBLPROPERTIES ('bloom_filter_fpp')")
+
+
+def index_follows(spark: SparkSession, table: str) -> dict[str, Any]:
+    """The index once its background refresh after a write covers every current data file,
+    with at most as many entries of removed files (waits up to two minutes)."""
+    files = len(data_files(spark, table))
+    deadline = time.monotonic() + 120
+    while True:
+        described = sparkbloom.describe_index(spark, table)
+        # entries of removed files go with their segment, or with a rebuild once they outnumber the rest
+        done = described["files_covered"] == described["files_total"] == files >= described["entries"] / 2
+        if done or time.monotonic() > deadline:
+            assert done, described
+            return described
+        time.sleep(0.25)
+
+
+def test_index_follows_every_iceberg_commit(spark: SparkSession, table: str) -> None:
+    """After an append, MERGE, UPDATE and DELETE (copy-on-write: files rewritten) and
+    rewrite_data_files, the session's background refresh indexes the new files and drops the
+    removed ones: a lookup then probes no file by itself."""
+    spark.sql(
+        f"CREATE TABLE {table} (id BIGINT, k STRING, p INT) USING iceberg TBLPROPERTIES "
+        "('write.delete.mode' = 'copy-on-write', 'write.update.mode' = 'copy-on-write', "
+        "'write.merge.mode' = 'copy-on-write')"
+    )
+    keys(spark, 0, 3000, 3).writeTo(table).append()
+    sparkbloom.build_index(spark, table, ["k"])
+    source = keys(spark, 2500, 1000, 1).withColumn("k", F.concat("k", F.lit("-merged")))
+    source.createOrReplaceTempView("merge_source")
+    writes: dict[str, Callable[[], Any]] = {
+        "append": lambda: keys(spark, 3000, 500, 2).writeTo(table).append(),
+        "insert": lambda: spark.sql(
+            f"INSERT INTO {table} SELECT id, sha2(cast(id AS STRING), 256), cast(id % 3 AS INT) FROM range(3500, 3600)"
+        ),
+        "merge": lambda: spark.sql(
+            f"MERGE INTO {table} t USING merge_source s ON t.id = s.id "
+            "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+        ),
+        "update": lambda: spark.sql(f"UPDATE {table} SET k = concat(k, '-updated') WHERE id % 7 = 0"),
+        "delete": lambda: spark.sql(f"DELETE FROM {table} WHERE id % 11 = 0"),
+        "rewrite": lambda: spark.sql(
+            f"CALL ice.system.rewrite_data_files(table => '{table.removeprefix('ice.')}', "
+            "options => map('rewrite-all', 'true'))"
+        ),
+    }
+    for name, write in writes.items():
+        before = set(data_files(spark, table))
+        write()
+        assert set(data_files(spark, table)) != before, name
+        index_follows(spark, table)
+        for key in (key_of(14), f"{key_of(2600)}-merged", f"{key_of(21)}-updated", "absent"):
+            got, pruning = lookup(spark, f"SELECT * FROM {table} WHERE k = '{key}'")
+            assert got == expected(spark, table, lambda r, key=key: r["k"] == key), (name, key)
+            assert pruning["files_covered_by_index"] == pruning["files_total"] > 0, (name, key, pruning)
+            if not got:
+                assert pruning["files_skipped_by_index"] == pruning["files_total"], (name, key, pruning)
+    # the rewrite removed every file the index held before it: their segments are gone
+    assert sparkbloom.describe_index(spark, table)["entries"] == len(data_files(spark, table))
+    assert sparkbloom.build_index(spark, table)["files_indexed"] == 0
+    spark.catalog.dropTempView("merge_source")
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -457,8 +519,9 @@ def test_table_index_covers_the_current_snapshot_and_serves_every_snapshot(spark
         sparkbloom.build_index(spark, table)
     assert sparkbloom.build_index(spark, table, ["key"])["files_indexed"] == files + 1  # other columns: rebuilt
     assert sparkbloom.build_index(spark, table)["files_indexed"] == 0
+    # now that the index's column is the table's, the session's refresh after a write indexes it
     keys(spark, 6000, 100, 1).withColumnRenamed("k", "key").writeTo(table).append()
-    assert sparkbloom.build_index(spark, table)["files_indexed"] == 1
+    assert index_follows(spark, table)["files_covered"] == files + 2
     got, pruning = lookup(spark, f"SELECT id FROM {table} WHERE key IN ('{key_of(6001)}', 'absent')")
     assert got == [(6001,)] and pruning["files_skipped_by_index"] == files + 1, pruning
     # the table's directory is not a Parquet directory: every snapshot's files are in it

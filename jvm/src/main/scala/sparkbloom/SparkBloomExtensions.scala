@@ -4,7 +4,7 @@ package sparkbloom
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkbloom.catalyst.{BloomCacheInvalidation, ClearCacheStrategy, BloomWriteRule, JoinKeysStrategy, JudgedScanStrategy, PruneFilesByBloomFilters, ScanPruningRule, ScanSources}
+import sparkbloom.catalyst.{BloomCacheInvalidation, ClearCacheStrategy, BloomWriteRule, JoinKeysStrategy, JudgedScanStrategy, PruneFilesByBloomFilters, ScanPruningRule, ScanSources, WatchWrites}
 import sparkbloom.commands.TableFunctions
 import sparkbloom.settings.SparkBloomConf
 
@@ -20,6 +20,7 @@ class SparkBloomExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPostHocResolutionRule(BloomWriteRule)
     ScanSources.all.flatMap(_.resolutionRules).foreach(extensions.injectPostHocResolutionRule)
     extensions.injectPostHocResolutionRule(BloomCacheInvalidation)
+    extensions.injectPostHocResolutionRule(WatchWrites.apply)
     extensions.injectPreCBORule(PruneFilesByBloomFilters.registration)
     extensions.injectPlannerStrategy(_ => ClearCacheStrategy)
     extensions.injectPlannerStrategy(JoinKeysStrategy(_))

@@ -14,7 +14,6 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.types.StructType
 
 import sparkbloom.hashing.FilterSupport
-import sparkbloom.index.IndexMaintenance
 import sparkbloom.write.{BloomParquetFileFormat, BloomWriteOptions}
 
 /**
@@ -34,7 +33,6 @@ private[sparkbloom] final case class BloomWriteRule(session: SparkSession) exten
     // Only Spark's own Parquet format: a subclass belongs to another project (a lake
     // format's writer) and is written exactly as without sparkbloom.
     case cmd: InsertIntoHadoopFsRelationCommand if cmd.fileFormat.getClass == classOf[ParquetFileFormat] =>
-      IndexMaintenance.noticeWrite(session, cmd.outputPath, cmd.partitionColumns.size)
       val options = cmd.catalogTable.map(tableOptions).getOrElse(Map.empty) ++ cmd.options
       specFor(options, cmd.query.schema, cmd.partitionColumns.map(_.name)) match {
         case Some(spec) => cmd.copy(fileFormat = new BloomParquetFileFormat(spec))

@@ -7,10 +7,11 @@ import org.apache.spark.sql.catalyst.catalog.CatalogStatistics
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, SubqueryExpression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
-import org.apache.spark.sql.execution.datasources.{DataSourceUtils, FileSourceStrategy, HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.{DataSourceUtils, FileSourceStrategy, HadoopFsRelation, InsertIntoHadoopFsRelationCommand, LogicalRelation}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
+import sparkbloom.index.{IndexMaintenance, WrittenTable}
 import sparkbloom.predicate.PointPredicate
 import sparkbloom.read.PruningStats
 import sparkbloom.settings.SparkBloomConf
@@ -57,6 +58,12 @@ private[sparkbloom] object ParquetFilesSource extends ScanSource {
   }
 
   override def takesJoinKeys(scan: LogicalPlan): Boolean = PlainParquet.scan(scan)
+
+  override def writtenTables(session: SparkSession, plan: LogicalPlan): Seq[WrittenTable] = plan match {
+    case cmd: InsertIntoHadoopFsRelationCommand =>
+      Seq(IndexMaintenance.parquetWrite(cmd.outputPath, cmd.partitionColumns.size))
+    case _ => Nil
+  }
 
   override def partitionColumns(scan: LogicalPlan): Seq[String] = PlainParquet.partitionColumns(scan)
 

@@ -10,7 +10,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.connector.read.{InputPartition, Scan}
 import org.apache.spark.sql.execution.SparkPlan
 
-import sparkbloom.index.IndexedTable
+import sparkbloom.index.{IndexedTable, WrittenTable}
 import sparkbloom.read.FileOpener
 import sparkbloom.read.PruningStats
 
@@ -71,6 +71,20 @@ private[sparkbloom] trait ScanSource {
 
   /** The current data files of this source's table at `location`, for inspection. */
   def currentFiles(session: SparkSession, location: String): Option[CurrentFiles] = None
+
+  /**
+   * The tables of this source that `plan` (an analyzed query, or a command it ran) writes,
+   * found without I/O, for their indexes to be refreshed once it has committed ([[WatchWrites]]).
+   * A table the plan only reads may be named too: its refresh finds nothing new.
+   */
+  def writtenTables(session: SparkSession, plan: LogicalPlan): Seq[WrittenTable] = Nil
+
+  /**
+   * Called once for each session sparkbloom analyzes plans for: a source whose format tells
+   * of its commits (Iceberg's snapshot events) has the indexes of the tables they change
+   * refreshed through [[sparkbloom.index.IndexMaintenance]], for writes no plan shows (a procedure's).
+   */
+  def watchCommits(session: SparkSession): Unit = ()
 
   /** The prefixes SQL names this source's tables by path with (`prefix.`path``). */
   def pathPrefixes: Seq[String] = Nil

@@ -15,7 +15,7 @@ import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRela
 
 import sparkbloom.catalyst.{BloomPruningExec, BloomPruningFileIndex, CurrentFiles, FileColumns, JudgedScan, ParquetFilesSource, ScanPruningRule, ScanSource, ScanVerdict}
 import sparkbloom.predicate.PointPredicate
-import sparkbloom.index.IndexedTable
+import sparkbloom.index.{IndexedTable, IndexMaintenance, WrittenTable}
 import sparkbloom.read.PruningStats
 
 /**
@@ -68,6 +68,18 @@ final class DeltaSource extends ScanSource with Logging {
         scan
       }
   }
+
+  override def writtenTables(session: SparkSession, plan: LogicalPlan): Seq[WrittenTable] =
+    DeltaTables.commandRoots(plan).map { root =>
+      WrittenTable(root,
+        s => {
+          val path = new Path(root)
+          val qualified = path.getFileSystem(s.sessionState.newHadoopConf()).makeQualified(path)
+          if (IndexMaintenance.indexedAt(s, qualified) && DeltaTables.isTableAt(s, qualified.toString))
+            Some(DeltaIndexedTable(qualified))
+          else None
+        })
+    }
 
   override def indexedTableAt(session: SparkSession, root: Path): Option[IndexedTable] =
     if (DeltaTables.isTableAt(session, root.toString)) Some(DeltaIndexedTable(root)) else None

@@ -4,11 +4,14 @@ package sparkbloom.delta
 
 import java.util.Locale
 
+import scala.collection.mutable
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan}
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, SaveIntoDataSourceCommand}
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -66,6 +69,41 @@ private[sparkbloom] object DeltaTables {
           }
         } catch { case NonFatal(_) => None }
   }
+
+  /**
+   * The roots of the Delta tables that `plan` names if it is or holds a command: Delta's own
+   * commands (a write, MERGE, UPDATE, DELETE, OPTIMIZE) by the log, file index or table they
+   * hold, V2 writes by their table, and path writes through Delta's data source by their
+   * path. Found by walking the command's fields a few levels deep rather than by command
+   * class, which Delta changes between releases; a table the command only reads may be named too.
+   */
+  def commandRoots(plan: LogicalPlan): Seq[String] =
+    if (!plan.exists(_.isInstanceOf[Command])) Nil
+    else {
+      val roots = mutable.LinkedHashSet.empty[String]
+      val seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[AnyRef, java.lang.Boolean]())
+      def visit(value: Any, depth: Int): Unit = value match {
+        case ref: AnyRef if depth > CommandDepth || !seen.add(ref) =>
+        case save: SaveIntoDataSourceCommand =>
+          if (isDeltaSource(save.dataSource)) roots ++= save.options.get("path")
+        case table: CatalogTable =>
+          if (isDeltaProvider(table.provider)) roots += table.location.toString
+        case option: Option[_] => option.foreach(visit(_, depth))
+        case values: Iterable[_] => values.take(CommandFanOut).foreach(visit(_, depth + 1))
+        case ref: AnyRef if extendsClass(ref.getClass, DeltaLog) => roots += call(ref, "dataPath").toString
+        case ref: AnyRef if isDeltaFileIndex(ref) || isDeltaTable(ref) => roots += call(ref, "path").toString
+        case node: LogicalPlan => node.foreach(_.productIterator.foreach(visit(_, depth + 1)))
+        case product: Product => product.productIterator.foreach(visit(_, depth + 1))
+        case _ =>
+      }
+      try visit(plan, 0)
+      catch { case NonFatal(_) => } // what was found so far; the rest waits for a refresh
+      roots.toSeq
+    }
+
+  // a table's root lies within a few fields of any node: command -> plan -> relation -> file index
+  private val CommandDepth = 5
+  private val CommandFanOut = 64
 
   def isDeltaProvider(provider: Option[String]): Boolean =
     provider.exists(p => p.toLowerCase(Locale.ROOT) == "delta" || p == DeltaDataSource)

@@ -59,6 +59,9 @@ final class IcebergSource extends ScanSource {
       keys: JoinKeys.Runtime): Option[(IndexedSeq[Seq[InputPartition]], PruningStats)] =
     if (!IcebergScans.batchQueryScan(scan)) None else IcebergScans.narrowedByKeys(session, scan, partitions, keys)
 
+  override def watchCommits(session: SparkSession): Unit =
+    if (IcebergSource.icebergLoadable) IcebergCommits.watch()
+
   override def indexedTableNamed(session: SparkSession, name: String): Option[IndexedTable] =
     IcebergIndexedTable.named(session, name)
 
@@ -69,6 +72,17 @@ final class IcebergSource extends ScanSource {
       throw new SparkBloomException(s"$root is an Apache Iceberg table's directory: name the table instead")
     None
   }
+}
+
+private object IcebergSource {
+
+  /** Whether Iceberg's API and core are on sparkbloom's class path (a session may have neither). */
+  lazy val icebergLoadable: Boolean =
+    try {
+      Seq("org.apache.iceberg.events.Listeners", "org.apache.iceberg.events.CreateSnapshotEvent")
+        .foreach(Class.forName(_, false, getClass.getClassLoader))
+      true
+    } catch { case _: ClassNotFoundException | _: LinkageError => false }
 }
 
 /**

@@ -75,6 +75,8 @@ private[sparkbloom] object IndexBuilder {
     val resolvedColumns = mutable.Map.empty[(Seq[String], Boolean), Seq[String]]
     lazy val files = currentFiles(spark, table)
     var written = Vector.empty[Written]
+    // the segments named before the table was listed: their files were there to be listed
+    var namedBeforeListing: Option[Set[String]] = None
     var attempt = 1
     while (true) {
       val listedAt = System.currentTimeMillis()
@@ -104,7 +106,9 @@ private[sparkbloom] object IndexBuilder {
         w.settings.same(settings)
       }
       val base = existing.filter(e => settings.of(e.manifest) && e.segments.size + written.size < MaxSegments)
-      val outcome = attemptCommit(spark, table, fs, root, latest, listedAt, base, settings, files, written, attempt)
+      if (namedBeforeListing.isEmpty) namedBeforeListing = Some(published)
+      val outcome = attemptCommit(spark, table, fs, root, latest, listedAt, base, namedBeforeListing.get, settings,
+        files, written, attempt)
       written = outcome.written
       outcome.built match {
         case Some(built) => return built
@@ -135,14 +139,30 @@ private[sparkbloom] object IndexBuilder {
   }
 
   /**
-   * Indexes what `base` (the newest version, if this one adds to it; None: a rebuild) and
-   * `alreadyWritten` lack, and commits the version after `latest`.
+   * Indexes what `candidate` (the newest version, if this one may add to it; None: a rebuild)
+   * and `alreadyWritten` lack, and commits the version after `latest`. Entries of files
+   * removed from the table since (a Delta or Iceberg rewrite, a deleted file) are dropped
+   * with their segment once it holds no other: a segment named before `files` were listed
+   * (`namedBeforeListing`) answers for files that were there to be listed; one named later
+   * may cover files written after the listing. An index that holds more entries of removed
+   * files than of listed ones is rebuilt.
    */
   private def attemptCommit(spark: SparkSession, table: IndexedTable, fs: FileSystem, root: Path,
-      latest: Option[IndexLayout.Listed], listedAt: Long, base: Option[TableIndex], settings: Settings,
-      files: IndexedSeq[FileStatus], alreadyWritten: Vector[Written], attempt: Int): Attempt = {
+      latest: Option[IndexLayout.Listed], listedAt: Long, candidate: Option[TableIndex],
+      namedBeforeListing: Set[String], settings: Settings, files: IndexedSeq[FileStatus],
+      alreadyWritten: Vector[Written], attempt: Int): Attempt = {
     val dir = IndexLayout.dirOf(root)
-    val baseSegments = base.map(_.segments).getOrElse(IndexedSeq.empty)
+    val listedPaths = candidate.map(b => files.flatMap(b.relativePath).toSet).getOrElse(Set.empty[String])
+    def entriesOfRemoved(segment: LoadedSegment): Int =
+      if (!namedBeforeListing(segment.path.getName)) 0
+      else segment.directory.files.count(f => !listedPaths(f.relativePath))
+    val base: Option[TableIndex] = candidate.filter { b =>
+      val dead = b.segments.map(entriesOfRemoved).sum
+      dead <= b.segments.map(_.directory.files.size).sum - dead
+    }
+    val (baseSegments, removedOnly) = base.map(_.segments).getOrElse(IndexedSeq.empty).partition { segment =>
+      !namedBeforeListing(segment.path.getName) || entriesOfRemoved(segment) < segment.directory.files.size
+    }
     val inBase = new Coverage(root, baseSegments, table.immutableFiles)
     val now = System.currentTimeMillis()
     // a table format's files may lie outside its root: they stay unindexed
@@ -152,7 +172,7 @@ private[sparkbloom] object IndexBuilder {
       table.immutableFiles || !FileIdentity.of(f).unsettled(now)
     }
     val notIndexed = unsettled.size + outside.size
-    if (base.isDefined && settled.isEmpty) {
+    if (base.isDefined && settled.isEmpty && removedOnly.isEmpty) {
       // the newest version covers everything: what this build wrote before is not needed
       return Attempt(Some(Built(root, 0, notIndexed, baseSegments.size, rebuilt = false, attempt)), Vector.empty)
     }
