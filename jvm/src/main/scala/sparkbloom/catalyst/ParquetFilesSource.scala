@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
 import org.apache.spark.sql.execution.datasources.{DataSourceUtils, FileSourceStrategy, HadoopFsRelation, InsertIntoHadoopFsRelationCommand, LogicalRelation}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
@@ -16,6 +17,7 @@ import sparkbloom.predicate.PointPredicate
 import sparkbloom.read.PruningStats
 import sparkbloom.settings.SparkBloomConf
 import sparkbloom.shims.SparkShims
+import sparkbloom.write.BloomParquetFileFormat
 
 /**
  * Plain Parquet files ([[PlainParquet]]): a DataSource V1 relation is judged into a relation
@@ -60,7 +62,9 @@ private[sparkbloom] object ParquetFilesSource extends ScanSource {
   override def takesJoinKeys(scan: LogicalPlan): Boolean = PlainParquet.scan(scan)
 
   override def writtenTables(session: SparkSession, plan: LogicalPlan): Seq[WrittenTable] = plan match {
-    case cmd: InsertIntoHadoopFsRelationCommand =>
+    case cmd: InsertIntoHadoopFsRelationCommand
+        if cmd.fileFormat.getClass == classOf[ParquetFileFormat] || cmd.fileFormat.isInstanceOf[
+          BloomParquetFileFormat] =>
       Seq(IndexMaintenance.parquetWrite(cmd.outputPath, cmd.partitionColumns.size))
     case _ => Nil
   }

@@ -24,12 +24,19 @@ import sparkbloom.warnings.WarnOnce
  * Changes nothing in the plan.
  */
 private[sparkbloom] final case class WatchWrites(session: SparkSession) extends Rule[LogicalPlan] {
+  // this session's rule, built once per session state: once both are watched, a plan costs nothing
+  @volatile private var commitsWatched = false
+  @volatile private var plansWatched = false
+
   override def apply(plan: LogicalPlan): LogicalPlan = {
-    if (!IndexMaintenance.watched(session, WatchWrites.Commits))
-      IndexMaintenance.watchOnce(session, WatchWrites.Commits)(ScanSources.all.foreach(WatchWrites.commitsOf(session, _)))
-    if (!IndexMaintenance.watched(session, WatchWrites.Plans) && WatchWrites.written(session, Seq(plan)).nonEmpty) {
-      IndexMaintenance.watchOnce(session, WatchWrites.Plans)(
-        session.listenerManager.register(new WatchWrites.Listener(session)))
+    if (!commitsWatched) {
+      IndexMaintenance.watchOnce(session, WatchWrites.Commits)(ScanSources.all.foreach(WatchWrites.commitsOf(session,
+            _)))
+      commitsWatched = true
+    }
+    if (!plansWatched && WatchWrites.written(session, Seq(plan)).nonEmpty) {
+      IndexMaintenance.watchOnce(session, WatchWrites.Plans)(session.listenerManager.register(WatchWrites.Listener))
+      plansWatched = true
     }
     plan
   }
@@ -49,15 +56,20 @@ private[sparkbloom] object WatchWrites {
           s"sparkbloom does not refresh table indexes after ${source.getClass.getSimpleName}'s commits: $e")
     }
 
-  /** The tables `plans` write, by every source, once each. */
+  /** The tables `plans` write, by every source, once each; none from a source that fails to tell. */
   def written(session: SparkSession, plans: Seq[LogicalPlan]): Seq[WrittenTable] = {
-    val tables = plans.flatMap(plan => ScanSources.all.flatMap(_.writtenTables(session, plan)))
+    val tables = plans.flatMap(plan =>
+      ScanSources.all.flatMap { source =>
+        try source.writtenTables(session, plan)
+        catch { case NonFatal(_) => Nil }
+      })
     tables.groupBy(_.key).values.map(_.head).toSeq
   }
 
-  private final class Listener(session: SparkSession) extends QueryExecutionListener {
+  /** One for every watched session: it holds none (each query names its own), so sessions end as before. */
+  private object Listener extends QueryExecutionListener {
     override def onSuccess(funcName: String, qe: QueryExecution, durationNs: Long): Unit =
-      written(session, commandsOf(qe)).foreach(IndexMaintenance.refreshAfterWrite(session, _))
+      written(qe.sparkSession, commandsOf(qe)).foreach(IndexMaintenance.refreshAfterWrite(qe.sparkSession, _))
 
     override def onFailure(funcName: String, qe: QueryExecution, exception: Exception): Unit = ()
   }

@@ -75,9 +75,7 @@ final class DeltaSource extends ScanSource with Logging {
         s => {
           val path = new Path(root)
           val qualified = path.getFileSystem(s.sessionState.newHadoopConf()).makeQualified(path)
-          if (IndexMaintenance.indexedAt(s, qualified) && DeltaTables.isTableAt(s, qualified.toString))
-            Some(DeltaIndexedTable(qualified))
-          else None
+          if (IndexMaintenance.indexedAt(s, qualified)) Some(DeltaIndexedTable(qualified)) else None
         })
     }
 

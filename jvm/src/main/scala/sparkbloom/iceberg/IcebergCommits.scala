@@ -34,8 +34,13 @@ private[sparkbloom] object IcebergCommits {
       try {
         SparkSession.getActiveSession.filter(IndexMaintenance.watched(_, WatchWrites.Commits)).foreach { session =>
           val name = event.getClass.getMethod("tableName").invoke(event).toString
-          IndexMaintenance.refreshAfterWrite(session, WrittenTable(s"iceberg:$name", s =>
-                IcebergIndexedTable.named(s, name).filter(table => IndexMaintenance.indexedAt(s, table.root))))
+          // the event joins the name's parts with dots, unquoted: quoted again where the plain name fails
+          val quoted = name.split('.').map(part => s"`${part.replace("`", "``")}`").mkString(".")
+          IndexMaintenance.refreshAfterWrite(session,
+            WrittenTable(s"iceberg:$name",
+              s =>
+                IcebergIndexedTable.named(s, name).orElse(IcebergIndexedTable.named(s, quoted))
+                  .filter(table => IndexMaintenance.indexedAt(s, table.root))))
         }
       } catch { case NonFatal(_) => } // a commit never fails for its index: the next refresh covers it
   }

@@ -161,7 +161,8 @@ private[sparkbloom] object IndexBuilder {
       dead <= b.segments.map(_.directory.files.size).sum - dead
     }
     val (baseSegments, removedOnly) = base.map(_.segments).getOrElse(IndexedSeq.empty).partition { segment =>
-      !namedBeforeListing(segment.path.getName) || entriesOfRemoved(segment) < segment.directory.files.size
+      val entries = segment.directory.files.size
+      !namedBeforeListing(segment.path.getName) || entries == 0 || entriesOfRemoved(segment) < entries
     }
     val inBase = new Coverage(root, baseSegments, table.immutableFiles)
     val now = System.currentTimeMillis()
@@ -183,7 +184,8 @@ private[sparkbloom] object IndexBuilder {
       lackingFiles.exists(new Coverage(root, IndexedSeq(w.segment), table.immutableFiles).covers))
     val inWritten = new Coverage(root, written.map(_.segment), table.immutableFiles)
     val toIndex = settled.filterNot { case (f, _) => inWritten.covers(f) }
-    if (toIndex.nonEmpty || written.isEmpty) {
+    // a refresh that only drops segments writes none (an index left with none gets an empty one)
+    if (toIndex.nonEmpty || (written.isEmpty && baseSegments.isEmpty)) {
       if (!fs.exists(dir)) fs.mkdirs(dir)
       val results = indexFiles(spark, root, toIndex.map { case (f, rel) => f -> rel.get }, settings.columns,
         table.fieldIds(spark, settings.columns), table.opener, settings.fpp, settings.maxBytes)

@@ -48,7 +48,12 @@ private[sparkbloom] object IndexMaintenance {
   /** Refreshes the index of `table`, if it has one, in the background. */
   def refreshAfterWrite(session: SparkSession, table: WrittenTable): Unit =
     BloomRuntime.of(session.sparkContext)(RefreshQueue).request(table.key,
-      () => table.indexed(session).foreach(IndexBuilder.build(session, _, None, None)))
+      () => {
+        // what a format's code finds as the active session is the writer's
+        SparkSession.setActiveSession(session)
+        try table.indexed(session).foreach(IndexBuilder.build(session, _, None, None))
+        finally SparkSession.clearActiveSession()
+      })
 
   /**
    * A Parquet write into `outputPath`: its table is the directory that holds an index at the

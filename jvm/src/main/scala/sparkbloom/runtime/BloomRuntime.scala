@@ -37,7 +37,7 @@ private[sparkbloom] final class BloomRuntime(val settings: RuntimeSettings) {
 
   /** One thread for work no query waits for (refreshing an index after a write): one at a time. */
   val background: ExecutorService = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS,
-    new LinkedBlockingQueue[Runnable](), BloomRuntime.daemons("sparkbloom-background"))
+    new LinkedBlockingQueue[Runnable](), BloomRuntime.daemons("sparkbloom-background", inheritLocals = false))
 
   def isClosed: Boolean = closed
 
@@ -112,10 +112,15 @@ private[sparkbloom] object BloomRuntime {
 
   private val listening = new ConcurrentHashMap[BloomRuntime, java.lang.Boolean]()
 
-  private def daemons(prefix: String): ThreadFactory = new ThreadFactory {
+  /**
+   * @param inheritLocals whether a thread starts with the inheritable thread locals of the
+   *                      thread that asked for it first: a background thread must not keep a
+   *                      query's Spark local properties (its execution id, job group, pool)
+   */
+  private def daemons(prefix: String, inheritLocals: Boolean = true): ThreadFactory = new ThreadFactory {
     private val counter = new AtomicInteger()
     def newThread(r: Runnable): Thread = {
-      val t = new Thread(r, s"$prefix-${counter.incrementAndGet()}")
+      val t = new Thread(null, r, s"$prefix-${counter.incrementAndGet()}", 0, inheritLocals)
       t.setDaemon(true)
       t
     }
