@@ -29,6 +29,13 @@ query again in that process; warm, relation kept: the cold run's DataFrame filte
 configurations are interleaved. Seconds are medians over ``--repeats`` rounds; requests are the last
 round's (the proxy's count: GET of an object, HEAD, LIST; and S3A's own IOStatistics).
 
+``--format delta`` and ``--format iceberg`` put the same files in a Delta table (``CONVERT TO
+DELTA``, on the newest Spark line with a Delta release) or an Iceberg table of a Hadoop
+catalog on the server (``add_files`` into the table's own data directory, on the newest line
+with an Iceberg release), index it, and measure vanilla (the format alone: its own statistics
+and pushdown) against sparkbloom without and with the index; each runs on its line's venv
+with the checkout's package (``python/``).
+
 Writes bench/results/s3_lookup.json (or ``--output``), each phase's request log (method,
 target, Range, arrival time) under ``--work``/requests, and prints Markdown tables.
 """
@@ -59,6 +66,9 @@ if TYPE_CHECKING:
 HERE = Path(__file__).resolve().parent
 ABSENT_UUID = "7f3a9c2e-1b4d-4e8f-9a6b-0c5d2e7f1a3b"  # as bench/lookup.py's
 SPARK_CONFIGS = ("vanilla", "sparkbloom_no_index", "sparkbloom_index")
+FORMATS = ("parquet", "delta", "iceberg")
+#: the table format's name and the (catalog) name its tables are read by
+ICEBERG_TABLES = {"table": "ice.db.events", "warmup": "ice.db.warmup"}
 CONFIGS = (*SPARK_CONFIGS, "duckdb")
 QUERIES = ("present", "absent", "in10")
 QUERY_NAMES = {"present": "uuid = present", "absent": "uuid = absent", "in10": "uuid IN (10)"}
@@ -79,6 +89,7 @@ PHASES = ("cold", "warm", "warm_relation")
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=20_000_000)
+    parser.add_argument("--format", choices=FORMATS, default="parquet", help="the table format the files are read as")
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--row-groups-per-file", type=int, default=1)
     parser.add_argument("--delay-ms", type=float, default=50.0)
@@ -115,6 +126,8 @@ def main() -> None:
     args.prefix = args.prefix or f"s3_lookup/{args.rows}-{args.files}-{args.row_groups_per_file}"
     if args.role == "setup":
         setup(args)
+    elif args.role == "setup-format":
+        setup_format(args)
     elif args.role == "measure":
         measure_spark(args) if args.config in SPARK_CONFIGS else measure_duckdb(args)
     else:
@@ -127,17 +140,65 @@ def table_paths(args: argparse.Namespace, scheme: str) -> tuple[str, str]:
     return f"{base}/table", f"{base}/warmup"
 
 
+def format_paths(args: argparse.Namespace, table_format: str) -> tuple[str, str]:
+    """Where a table format's copy of the table and of the warm-up table keep their data files."""
+    base = f"s3a://{os.environ['SPARKBLOOM_S3_BUCKET']}/{args.prefix}/{table_format}"
+    if table_format == "iceberg":
+        return f"{base}/warehouse/db/events/data", f"{base}/warehouse/db/warmup/data"
+    return f"{base}/table", f"{base}/warmup"
+
+
+def format_line(table_format: str) -> str:
+    """The Spark line a format runs on: the newest with a release of it (dev/spark-lines)."""
+    column = {"parquet": None, "delta": 4, "iceberg": 5}[table_format]
+    rows = [r.split() for r in (ROOT / "dev" / "spark-lines").read_text().splitlines() if r and not r.startswith("#")]
+    return rows[-1][0] if column is None else [r[0] for r in rows if r[column] != "-"][-1]
+
+
+def format_python(table_format: str) -> str:
+    return (
+        sys.executable
+        if table_format == "parquet"
+        else str(ROOT / ".cache" / "lines" / format_line(table_format) / "venv" / "bin" / "python")
+    )
+
+
+def format_settings(args: argparse.Namespace, table_format: str) -> dict[str, str]:
+    """The jars and settings of a table format's sessions."""
+    line = format_line(table_format)
+    if table_format == "delta":
+        jars = sorted(str(j) for j in (ROOT / ".cache" / "delta" / line / "jars").glob("*.jar"))
+        return {
+            "jars": ",".join(jars),
+            "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+            "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+        }
+    if table_format == "iceberg":
+        (jar,) = sorted(str(j) for j in (ROOT / ".cache" / "iceberg" / line / "jars").glob("*.jar"))
+        warehouse = format_paths(args, "iceberg")[0].rsplit("/db/", 1)[0]
+        return {
+            "jars": jar,
+            "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+            "spark.sql.catalog.ice": "org.apache.iceberg.spark.SparkCatalog",
+            "spark.sql.catalog.ice.type": "hadoop",
+            "spark.sql.catalog.ice.warehouse": warehouse,
+        }
+    return {"jars": ""}
+
+
 def child(args: argparse.Namespace, role: str, python: str, **extra: str) -> dict[str, Any]:
     """Runs this script in a new process with ``role`` and returns the JSON it printed."""
     command = [python, str(Path(__file__).resolve()), "--role", role]
-    for key in ("rows", "files", "row_groups_per_file", "delay_ms", "prefix", "work", "input_stream"):
+    for key in ("rows", "files", "row_groups_per_file", "delay_ms", "prefix", "work", "input_stream", "format"):
         command += [f"--{key.replace('_', '-')}", str(getattr(args, key))]
     for setting in args.conf:
         command += ["--conf", setting]
     for key, value in extra.items():
         command += [f"--{key}", value]
     started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
+    # another line's venv: the checkout's package, with the jars dev/build-jars bundled
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")} if python != sys.executable else None
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
     lines = [line for line in done.stdout.splitlines() if line.startswith(RESULT)]
     if done.returncode != 0 or not lines:
         raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr[-4000:]}")
@@ -159,14 +220,19 @@ def run(args: argparse.Namespace) -> None:
         meta = child(args, "setup", sys.executable)
         meta_path.write_text(json.dumps(meta, indent=2))
         print(f"setup: {meta['setup']}", flush=True)
-    configs = [c for c in args.configs.split(",") if c]
+    if args.format != "parquet":
+        format_meta = work / f"{args.prefix.replace('/', '_')}-{args.format}.json"
+        if not (args.reuse and format_meta.exists()):
+            format_meta.write_text(json.dumps(child(args, "setup-format", format_python(args.format)), indent=2))
+        print(f"{args.format}: {json.loads(format_meta.read_text())}", flush=True)
+    configs = [c for c in args.configs.split(",") if c and (args.format == "parquet" or c != "duckdb")]
     duckdb_python = duckdb_interpreter(Path(args.duckdb_venv)) if "duckdb" in configs else None
     queries = [q for q in args.queries.split(",") if q]
     runs: dict[str, dict[str, list[dict[str, Any]]]] = {c: {q: [] for q in queries} for c in configs}
     for round_ in range(args.repeats):
         for query in queries:
             for config in configs:
-                python = duckdb_python if config == "duckdb" else sys.executable
+                python = duckdb_python if config == "duckdb" else format_python(args.format)
                 assert python is not None
                 phases = args.vanilla_phases if config == "vanilla" else ",".join(PHASES)
                 result = child(args, "measure", python, config=config, query=query, phases=phases)
@@ -177,6 +243,8 @@ def run(args: argparse.Namespace) -> None:
                 print(f"round {round_} {config:20s} {query:8s} {cells}", flush=True)
     results = {c: {q: summarize(runs[c][q]) for q in queries} for c in configs}
     output = {
+        "format": args.format,
+        "spark_line": format_line(args.format),
         "rows": args.rows,
         "files": args.files,
         "row_groups_per_file": args.row_groups_per_file,
@@ -186,7 +254,7 @@ def run(args: argparse.Namespace) -> None:
         "conf": args.conf,
         "setup": meta["setup"],
         "results": results,
-        "per_file_requests": per_file_requests(work, args.prefix, configs, queries),
+        "per_file_requests": per_file_requests(work, args.prefix, configs, queries, data_prefix(args)),
     }
     out.write_text(json.dumps(output, indent=2))
     print_tables(output)
@@ -244,6 +312,10 @@ def setup(args: argparse.Namespace) -> None:
     needed = probe_bytes(spark, local / "table", "uuid")
     upload(spark, local / "table", table)
     upload(spark, local / "warmup", warmup)
+    if args.format != "parquet":  # the same files, where the format's table keeps them
+        format_table, format_warmup = format_paths(args, args.format)
+        upload(spark, local / "table", format_table)
+        upload(spark, local / "warmup", format_warmup)
     shutil.rmtree(local, ignore_errors=True)
     written = time.perf_counter()
     sparkbloom.drop_index(spark, table)
@@ -270,6 +342,46 @@ def setup(args: argparse.Namespace) -> None:
         "index": {k: str(v) for k, v in index.items()},
     }
     print(RESULT + json.dumps(meta), flush=True)
+
+
+def setup_format(args: argparse.Namespace) -> None:
+    """Makes the uploaded copy of the files a Delta or Iceberg table, and indexes it."""
+    import sparkbloom
+
+    env = server_env(start=False)
+    settings = format_settings(args, args.format)
+    spark = spark_session(f"sparkbloom-bench-s3-setup-{args.format}", env, None, True, settings, args.format)
+    started = time.perf_counter()
+    tables = []
+    for data in format_paths(args, args.format):
+        if args.format == "delta":
+            spark.sql(f"CONVERT TO DELTA parquet.`{data}`")
+            tables.append(data)
+        else:
+            name = ICEBERG_TABLES["table" if data.endswith("/events/data") else "warmup"]
+            spark.sql("CREATE NAMESPACE IF NOT EXISTS ice.db")
+            spark.sql(f"DROP TABLE IF EXISTS {name}")
+            spark.sql(f"CREATE TABLE {name} USING iceberg AS SELECT * FROM parquet.`{data}` WHERE false")
+            spark.sql(f"CALL ice.system.add_files(table => '{name[4:]}', source_table => '`parquet`.`{data}`')")
+            tables.append(name)
+    converted = time.perf_counter()
+    for table in tables:
+        sparkbloom.build_index(spark, table, ["uuid"])
+    indexed = time.perf_counter()
+    described = sparkbloom.describe_index(spark, tables[0])
+    print(
+        RESULT
+        + json.dumps(
+            {
+                "tables": tables,
+                "files_covered": described["files_covered"],
+                "index_bytes": described["index_bytes"],
+                "convert_seconds": round(converted - started, 1),
+                "index_seconds": round(indexed - converted, 1),
+            }
+        ),
+        flush=True,
+    )
 
 
 def probe_bytes(spark: SparkSession, table: Path, column: str) -> dict[str, int]:
@@ -329,7 +441,14 @@ def upload(spark: SparkSession, local: Path, url: str) -> None:
 # measure: one process, one configuration, one query: cold, then warm
 
 
-def spark_session(app: str, env: dict[str, str], endpoint: str | None, sparkbloom_on: bool, extra: dict[str, str]):  # type: ignore[no-untyped-def]
+def spark_session(  # type: ignore[no-untyped-def]
+    app: str,
+    env: dict[str, str],
+    endpoint: str | None,
+    sparkbloom_on: bool,
+    extra: dict[str, str],
+    table_format: str = "parquet",
+):
     from pyspark.sql import SparkSession
 
     import sparkbloom
@@ -342,9 +461,9 @@ def spark_session(app: str, env: dict[str, str], endpoint: str | None, sparkbloo
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.sql.shuffle.partitions": "8",
-        "spark.jars": ",".join(s3a_jars("4.3")),
         **spark_s3_conf(env, endpoint),
-        **extra,
+        **{k: v for k, v in extra.items() if k != "jars"},
+        "spark.jars": ",".join([*s3a_jars(format_line(table_format)), *filter(None, [extra.get("jars")])]),
     }
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -378,9 +497,10 @@ def measure_spark(args: argparse.Namespace) -> None:
         extra = {"spark.hadoop.fs.s3a.input.stream.type": args.input_stream} if args.input_stream else {}
         if args.config == "sparkbloom_no_index":
             extra["spark.sparkbloom.index.enabled"] = "false"
+        extra.update(format_settings(args, args.format))
         extra.update(setting.split("=", 1) for setting in args.conf)
         on = args.config != "vanilla"
-        spark = spark_session(f"sparkbloom-bench-s3-{args.config}", env, proxy.endpoint, on, extra)
+        spark = spark_session(f"sparkbloom-bench-s3-{args.config}", env, proxy.endpoint, on, extra, args.format)
         jvm = spark.sparkContext._jvm
         assert jvm is not None
         fs = jvm.org.apache.hadoop.fs.FileSystem.get(
@@ -458,14 +578,22 @@ def measure_spark(args: argparse.Namespace) -> None:
 
         relation: list[DataFrame] = []
 
+        def reader(which: str) -> DataFrame:
+            if args.format == "iceberg":
+                return spark.table(ICEBERG_TABLES[which])
+            path = dict(
+                zip(("table", "warmup"), format_paths(args, args.format) if args.format == "delta" else (table, warmup))
+            )[which]
+            return spark.read.format(args.format).load(path)
+
         def read_table() -> DataFrame:
-            relation.append(spark.read.parquet(table))
+            relation.append(reader("table"))
             return relation[-1]
 
-        once(lambda: spark.read.parquet(warmup), predicate(args.query, keys, keys["warmup"]))
+        once(lambda: reader("warmup"), predicate(args.query, keys, keys["warmup"]))
         phases = {"cold": once(read_table, predicate(args.query, keys))}
         if "warm" in args.phases:
-            phases["warm"] = once(lambda: spark.read.parquet(table), predicate(args.query, keys))
+            phases["warm"] = once(lambda: reader("table"), predicate(args.query, keys))
         if "warm_relation" in args.phases:
             # the cold run's relation again: its listing is kept, as a catalog table's would be
             phases["warm_relation"] = once(lambda: relation[0], predicate(args.query, keys))
@@ -533,12 +661,18 @@ def measure_duckdb(args: argparse.Namespace) -> None:
 # reporting
 
 
-def per_file_requests(work: Path, prefix: str, configs: list[str], queries: list[str]) -> dict[str, Any]:
+def data_prefix(args: argparse.Namespace) -> str:
+    """The key prefix of the measured table's data files."""
+    table = table_paths(args, "s3a")[0] if args.format == "parquet" else format_paths(args, args.format)[0]
+    return urlsplit(table).path.lstrip("/")
+
+
+def per_file_requests(work: Path, prefix: str, configs: list[str], queries: list[str], data: str) -> dict[str, Any]:
     """Per configuration and query, cold: how many data files got how many requests of each
     kind ("GET 1 HEAD 1": 2,000 files), from the request logs; the other requests (listing,
     index, directory probes) are counted apart."""
     logs = work / "requests" / prefix.replace("/", "_")
-    table_prefix = f"/{os.environ['SPARKBLOOM_S3_BUCKET']}/{prefix}/table/"
+    table_prefix = f"/{os.environ['SPARKBLOOM_S3_BUCKET']}/{data}/"
     summary: dict[str, Any] = {}
     for config in configs:
         for query in queries:

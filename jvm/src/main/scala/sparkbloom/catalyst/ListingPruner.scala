@@ -166,9 +166,11 @@ private[sparkbloom] final class ListingPruner(session: SparkSession, candidates:
     val runtime = BloomRuntime.of(session.sparkContext)
     val parallelism = runtime.settings.parallelism
     val hadoopConf = session.sessionState.newHadoopConfWithOptions(options)
-    // a table's own IO reads by path: the etags of Hadoop's file system are no identity of its files
+    // a table's own IO reads by path: the etags of Hadoop's file system are no identity of its
+    // files; and a format that never writes a path twice needs none (one HEAD per file saved)
     val files =
-      if (opener == FileOpener.HadoopFileSystem) FileIdentity.withEtags(listedFiles, hadoopConf) else listedFiles
+      if (opener == FileOpener.HadoopFileSystem && !immutableFiles) FileIdentity.withEtags(listedFiles, hadoopConf)
+      else listedFiles
     val judgements = FilePruner.inParallel(files.size, parallelism)(i =>
       FileJudgement(FileIdentity.of(files(i)), judgedIn))
     val cache = Some(runtime(ProbeCache)).filter(_ => SparkBloomConf.usesCache(conf))

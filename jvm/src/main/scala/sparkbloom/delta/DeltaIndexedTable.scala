@@ -14,18 +14,22 @@ import sparkbloom.read.ParquetFileListing
  * A Delta table, as its index covers it: the data files of its current snapshot (files a
  * later version adds are judged by their own filters until a refresh; files it removes are
  * never listed by a scan of it), with columns by the names the files give them (physical
- * names under column mapping, which stay across renames). An entry holds for a file only
- * while the file is unchanged, so time travel, branches of history and versions built
- * before or after all read each file's own entry or none.
+ * names under column mapping, which stay across renames). Delta never writes a path twice,
+ * so a file's path and length identify it, and time travel and versions built before or
+ * after read each file's own entry or none.
  */
 private[sparkbloom] final case class DeltaIndexedTable(root: Path) extends IndexedTable {
 
+  /** Its files by path and length only (no time): Delta never writes a path twice, as Iceberg's. */
   def files(spark: SparkSession): IndexedSeq[FileStatus] = {
     val current = spark.read.format("delta").load(root.toString).inputFiles.map(new Path(_)).toSet
     // recursively: under column mapping Delta writes into random prefixes, no partition directories
     ParquetFileListing.list(spark, root.toString, Map("recursiveFileLookup" -> "true"))
-      .filter(f => current(f.getPath)).toIndexedSeq
+      .filter(f => current(f.getPath)).map(f => new FileStatus(f.getLen, false, 1, 0, 0, f.getPath)).toIndexedSeq
   }
+
+  // a scan of a snapshot needs no etag (one HEAD per file) to find a file's entry
+  override def immutableFiles: Boolean = true
 
   def fileColumns(spark: SparkSession, wanted: Seq[String], held: Boolean): Seq[String] = {
     val state = DeltaTables.stateAt(spark, root.toString)
