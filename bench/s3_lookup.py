@@ -29,10 +29,10 @@ query again in that process; warm, relation kept: the cold run's DataFrame filte
 configurations are interleaved. Seconds are medians over ``--repeats`` rounds; requests are the last
 round's (the proxy's count: GET of an object, HEAD, LIST; and S3A's own IOStatistics).
 
-``--format delta`` and ``--format iceberg`` put the same files in a Delta table (``CONVERT TO
-DELTA``, on the newest Spark line with a Delta release) or an Iceberg table of a Hadoop
-catalog on the server (``add_files`` into the table's own data directory, on the newest line
-with an Iceberg release), index it, and measure vanilla (the format alone: its own statistics
+``--format delta`` puts the same files in a Delta table (``CONVERT TO DELTA``, on the newest
+Spark line with a Delta release); ``--format iceberg`` writes the same rows, as as many files,
+through Iceberg into a table of a Hadoop catalog on the server (on the newest line with an
+Iceberg release; files Iceberg did not write carry no field ids). Each is indexed, and measure vanilla (the format alone: its own statistics
 and pushdown) against sparkbloom without and with the index; each runs on its line's venv
 with the checkout's package (``python/``).
 
@@ -141,11 +141,18 @@ def table_paths(args: argparse.Namespace, scheme: str) -> tuple[str, str]:
 
 
 def format_paths(args: argparse.Namespace, table_format: str) -> tuple[str, str]:
-    """Where a table format's copy of the table and of the warm-up table keep their data files."""
+    """Where a table format's copy of the table and of the warm-up table are uploaded: Delta's
+    tables themselves; the files Iceberg's tables are written from."""
     base = f"s3a://{os.environ['SPARKBLOOM_S3_BUCKET']}/{args.prefix}/{table_format}"
-    if table_format == "iceberg":
-        return f"{base}/warehouse/db/events/data", f"{base}/warehouse/db/warmup/data"
-    return f"{base}/table", f"{base}/warmup"
+    return (
+        (f"{base}/source/table", f"{base}/source/warmup")
+        if table_format == "iceberg"
+        else (f"{base}/table", f"{base}/warmup")
+    )
+
+
+def iceberg_warehouse(args: argparse.Namespace) -> str:
+    return f"s3a://{os.environ['SPARKBLOOM_S3_BUCKET']}/{args.prefix}/iceberg/warehouse"
 
 
 def format_line(table_format: str) -> str:
@@ -175,7 +182,7 @@ def format_settings(args: argparse.Namespace, table_format: str) -> dict[str, st
         }
     if table_format == "iceberg":
         (jar,) = sorted(str(j) for j in (ROOT / ".cache" / "iceberg" / line / "jars").glob("*.jar"))
-        warehouse = format_paths(args, "iceberg")[0].rsplit("/db/", 1)[0]
+        warehouse = iceberg_warehouse(args)
         return {
             "jars": jar,
             "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
@@ -312,7 +319,7 @@ def setup(args: argparse.Namespace) -> None:
     needed = probe_bytes(spark, local / "table", "uuid")
     upload(spark, local / "table", table)
     upload(spark, local / "warmup", warmup)
-    if args.format != "parquet":  # the same files, where the format's table keeps them
+    if args.format != "parquet":  # the same files, where the format's table keeps them (Iceberg: its input)
         format_table, format_warmup = format_paths(args, args.format)
         upload(spark, local / "table", format_table)
         upload(spark, local / "warmup", format_warmup)
@@ -358,11 +365,19 @@ def setup_format(args: argparse.Namespace) -> None:
             spark.sql(f"CONVERT TO DELTA parquet.`{data}`")
             tables.append(data)
         else:
-            name = ICEBERG_TABLES["table" if data.endswith("/events/data") else "warmup"]
+            # written through Iceberg (files imported by add_files carry no field ids, so no
+            # column of theirs is found): the same rows and file count, with uuid's filters
+            name = ICEBERG_TABLES["table" if data.endswith("/table") else "warmup"]
+            rows = spark.read.parquet(data)
             spark.sql("CREATE NAMESPACE IF NOT EXISTS ice.db")
-            spark.sql(f"DROP TABLE IF EXISTS {name}")
-            spark.sql(f"CREATE TABLE {name} USING iceberg AS SELECT * FROM parquet.`{data}` WHERE false")
-            spark.sql(f"CALL ice.system.add_files(table => '{name[4:]}', source_table => '`parquet`.`{data}`')")
+            spark.sql(f"DROP TABLE IF EXISTS {name} PURGE")
+            spark.sql(
+                f"CREATE TABLE {name} ({', '.join(f'`{f.name}` {f.dataType.simpleString()}' for f in rows.schema)}) "
+                "USING iceberg TBLPROPERTIES ('write.parquet.bloom-filter-enabled.column.uuid' = 'true', "
+                "'write.distribution-mode' = 'none')"
+            )
+            files = len(rows.inputFiles())
+            rows.repartition(files).writeTo(name).append()
             tables.append(name)
     converted = time.perf_counter()
     for table in tables:
@@ -663,7 +678,11 @@ def measure_duckdb(args: argparse.Namespace) -> None:
 
 def data_prefix(args: argparse.Namespace) -> str:
     """The key prefix of the measured table's data files."""
-    table = table_paths(args, "s3a")[0] if args.format == "parquet" else format_paths(args, args.format)[0]
+    table = {
+        "parquet": table_paths(args, "s3a")[0],
+        "delta": format_paths(args, "delta")[0],
+        "iceberg": f"{iceberg_warehouse(args)}/db/events/data",
+    }[args.format]
     return urlsplit(table).path.lstrip("/")
 
 
