@@ -16,11 +16,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from index_follows import index_follows as wait_for_index
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from s3_support import S3_JARS_ENV, s3_conf, s3_path, spark_builder
@@ -300,17 +300,9 @@ def delta(prefix: str, jars: list[str]) -> None:
 
 
 def index_follows(spark: SparkSession, table: str, files: int) -> int:
-    """Waits until the index's background refresh after a commit covers the table's `files`
-    current files, with at most as many entries of removed files."""
-    deadline = time.monotonic() + 180
-    while True:
-        described = sparkbloom.describe_index(spark, table)
-        # entries of removed files go with their segment, or with a rebuild once they outnumber the rest
-        done = described["files_covered"] == described["files_total"] == files >= described["entries"] / 2
-        if done or time.monotonic() > deadline:
-            assert done, described
-            return files
-        time.sleep(0.25)
+    """Waits until the index's background refresh after a commit covers the table's `files` files."""
+    wait_for_index(spark, table, files)
+    return files
 
 
 def iceberg(prefix: str, jars: list[str]) -> None:

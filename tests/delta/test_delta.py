@@ -10,12 +10,12 @@ off (``answer_without_pruning``); pruning counts come from ``sparkbloom.last_pru
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 from delta.tables import DeltaTable
 from delta_session import DELTA_EXTENSION, delta_jars, run_child
+from index_follows import index_follows as wait_for_index
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -396,18 +396,8 @@ def test_table_index_covers_the_current_snapshot(spark: SparkSession, table_dir:
 
 
 def index_follows(spark: SparkSession, path: str, table: str) -> dict[str, object]:
-    """The index once its background refresh after a write covers every current file, with
-    at most as many entries of removed files (waits up to two minutes)."""
-    files = len(current_files(spark, table))
-    deadline = time.monotonic() + 120
-    while True:
-        described = sparkbloom.describe_index(spark, path)
-        # entries of removed files go with their segment, or with a rebuild once they outnumber the rest
-        done = described["files_covered"] == described["files_total"] == files >= described["entries"] / 2
-        if done or time.monotonic() > deadline:
-            assert done, f"{files} files now, index: {sorted(described.items())}"
-            return described
-        time.sleep(0.25)
+    """The index once its background refresh after a write covers every current file."""
+    return wait_for_index(spark, path, len(current_files(spark, table)))
 
 
 def test_index_follows_every_delta_write(spark: SparkSession, table_dir: Path) -> None:

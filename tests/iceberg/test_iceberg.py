@@ -15,7 +15,6 @@ import datetime as dt
 import os
 import random
 import re
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 import pytest
 from iceberg_session import iceberg_release
+from index_follows import index_follows as wait_for_index
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
@@ -187,18 +187,8 @@ def test_bad_settings_fail_before_iceberg_commits_anything(spark: SparkSession, 
 
 
 def index_follows(spark: SparkSession, table: str) -> dict[str, Any]:
-    """The index once its background refresh after a write covers every current data file,
-    with at most as many entries of removed files (waits up to two minutes)."""
-    files = len(data_files(spark, table))
-    deadline = time.monotonic() + 120
-    while True:
-        described = sparkbloom.describe_index(spark, table)
-        # entries of removed files go with their segment, or with a rebuild once they outnumber the rest
-        done = described["files_covered"] == described["files_total"] == files >= described["entries"] / 2
-        if done or time.monotonic() > deadline:
-            assert done, described
-            return described
-        time.sleep(0.25)
+    """The index once its background refresh after a write covers every current data file."""
+    return wait_for_index(spark, table, len(data_files(spark, table)))
 
 
 def test_index_follows_every_iceberg_commit(spark: SparkSession, table: str) -> None:
