@@ -141,7 +141,7 @@ private[sparkbloom] object IndexBuilder {
   /**
    * Indexes what `candidate` (the newest version, if this one may add to it; None: a rebuild)
    * and `alreadyWritten` lack, and commits the version after `latest`. Entries of files
-   * removed from the table since (a Delta or Iceberg rewrite, a deleted file) are dropped
+   * removed from the table since (a table format's rewrite, a deleted file) are dropped
    * with their segment once it holds no other: a segment named before `files` were listed
    * (`namedBeforeListing`) answers for files that were there to be listed; one named later
    * may cover files written after the listing. An index that holds more entries of removed

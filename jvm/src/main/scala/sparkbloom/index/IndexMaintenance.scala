@@ -9,7 +9,7 @@ import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
 
 /**
  * Keeps table indexes current after writes: once a write into an indexed table has committed
- * (a Parquet write, a Delta commit, an Iceberg snapshot), the table's new files are indexed and
+ * (any write or commit a scan source reports), the table's new files are indexed and
  * its removed files dropped (a refresh, which reads only the new files) on the runtime's
  * background thread, coalesced per index ([[RefreshQueue]]). Until then the new files are
  * simply not covered: a scan judges them by their own footers, so a write is never hidden.
