@@ -553,6 +553,21 @@ def test_explain_metrics_and_last_pruning_show_delta_pruning(spark: SparkSession
         spark.conf.unset("spark.sparkbloom.enabled")
 
 
+def test_a_delta_lookup_again_reads_no_footer_or_filter_again(spark: SparkSession, table_dir: Path) -> None:
+    """Delta never writes a path twice: what one lookup read of a snapshot's files serves the
+    next, and a file a later commit adds is read when a lookup first meets it."""
+    keys_frame(spark, 0, 3000, 3).write.format("delta").option("bloom_filter_columns", "k").save(str(table_dir))
+    query = f"SELECT id FROM delta.`{table_dir}` WHERE k = '{{}}'"
+    got, pruning = checked(spark, query.format(key_of(spark, 5)))
+    assert got == [(5,)] and pruning["files_skipped"] == 2 and pruning["filter_bytes_read"] > 0, pruning
+    got, pruning = checked(spark, query.format(key_of(spark, 2500)))
+    assert got == [(2500,)] and pruning["files_skipped"] == 2 and pruning["filter_bytes_read"] == 0, pruning
+    keys_frame(spark, 3000, 1000, 1).write.format("delta").mode("append").save(str(table_dir))
+    got, pruning = checked(spark, query.format(key_of(spark, 3500)))
+    assert got == [(3500,)] and pruning["files_total"] == 4 and pruning["files_skipped"] == 3, pruning
+    assert pruning["filter_bytes_read"] > 0, pruning
+
+
 def test_a_delta_lookup_is_sized_by_what_it_keeps_and_broadcast(spark: SparkSession, tmp_path: Path) -> None:
     """A lookup that keeps 1 of 200 files is sized as that file while the plan is optimized,
     as on plain Parquet: joined to a table above the broadcast threshold, it is broadcast

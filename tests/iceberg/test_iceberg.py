@@ -261,6 +261,11 @@ def test_lookups_skip_data_files_before_any_task(spark: SparkSession, table: str
     got, pruning = lookup(spark, f"SELECT * FROM {table} WHERE k = '{key_of(17)}'")
     assert got == expected(spark, table, lambda r: r["k"] == key_of(17))
     assert len(got) == 1 and pruning["files_total"] == files and pruning["files_skipped"] == files - 1, pruning
+    assert pruning["filter_bytes_read"] > 0, pruning
+    # Iceberg never writes a path twice: the footers and filters read are kept for the next lookup
+    got, pruning = lookup(spark, f"SELECT * FROM {table} WHERE k = '{key_of(4000)}'")
+    assert got == expected(spark, table, lambda r: r["k"] == key_of(4000)) and len(got) == 1
+    assert pruning["files_skipped"] == files - 1 and pruning["filter_bytes_read"] == 0, pruning
     # an absent key: no file, no task
     got, pruning = lookup(spark, f"SELECT * FROM {table} WHERE k = 'absent'")
     assert got == [] and pruning["files_skipped"] == files, pruning

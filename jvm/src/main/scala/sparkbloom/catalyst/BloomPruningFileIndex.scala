@@ -58,7 +58,8 @@ private object PruningListing {
   def pruner(session: SparkSession, delegate: FileIndex, options: Map[String, String], selectRowGroups: Boolean,
       fileColumns: FileColumns, useTableIndex: Boolean, snapshot: Boolean): ListingPruner = {
     val indexDepth = if (snapshot) 0 else delegate.partitionSchema.size
-    val candidates = Candidates(options, fileColumns, FileOpener.HadoopFileSystem, immutableFiles = snapshot,
+    val opener = if (snapshot) FileOpener.SnapshotFiles else FileOpener.HadoopFileSystem
+    val candidates = Candidates(options, fileColumns, opener,
       indexRoots = () => if (useTableIndex) ListingPruner.indexRoots(delegate.rootPaths, indexDepth) else Nil,
       partitionColumns = () => delegate.partitionSchema.fieldNames.toSeq)
     new ListingPruner(session, candidates, selectRowGroups)

@@ -103,10 +103,10 @@ private[sparkbloom] final case class CurrentFiles(files: Seq[String], fileColumn
  *
  * @param options          the scan's read options (the calendar dates and timestamps are read in)
  * @param fileColumns      how a column of the scan is found in a file: by name, physical name or field id
- * @param opener           how a file is opened: by Hadoop's file system, or a table format's own IO
- * @param immutableFiles   whether a path is never written twice (a table format's snapshot), so a
- *                         file's path and length are its version; else its listed status is
- *                         confirmed before a verdict that rules out a row group decides
+ * @param opener           how a file is opened: by Hadoop's file system, or a table format's own IO;
+ *                         and whether a path is never written twice (a table format's snapshot),
+ *                         so a file's path and length are its version; else its listed status
+ *                         is confirmed before a verdict that rules out a row group decides
  * @param indexRoots       where the scan's table index may be
  * @param partitionColumns the columns whose values come from directories, never from the files
  */
@@ -114,6 +114,7 @@ private[sparkbloom] final case class Candidates(
     options: Map[String, String],
     fileColumns: FileColumns,
     opener: FileOpener,
-    immutableFiles: Boolean,
     indexRoots: () => Seq[Path],
-    partitionColumns: () => Seq[String])
+    partitionColumns: () => Seq[String]) {
+  def immutableFiles: Boolean = opener.immutableFiles
+}

@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.StructType
 
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.index.IndexedTable
-import sparkbloom.read.ParquetFileListing
+import sparkbloom.read.{FileOpener, ParquetFileListing}
 
 /**
  * A Delta table, as its index covers it: the data files of its current snapshot (files a
@@ -29,7 +29,7 @@ private[sparkbloom] final case class DeltaIndexedTable(root: Path) extends Index
   }
 
   // a scan of a snapshot needs no etag (one HEAD per file) to find a file's entry
-  override def immutableFiles: Boolean = true
+  override def opener: FileOpener = FileOpener.SnapshotFiles
 
   def fileColumns(spark: SparkSession, wanted: Seq[String], held: Boolean): Seq[String] = {
     val state = DeltaTables.stateAt(spark, root.toString)

@@ -48,8 +48,6 @@ private[sparkbloom] final case class IcebergIndexedTable(root: Path, table: Tabl
         idsByPath.getOrElse(c,
           throw new SparkBloomException(s"cannot index ${table.name}: column $c has no field id"))))
 
-  override def immutableFiles: Boolean = true
-
   // the table's own IO, with its catalog's credentials
   override lazy val opener: FileOpener = IcebergScans.readTable(table)(IcebergTasks.openerOf(table))
 }

@@ -161,7 +161,7 @@ private[sparkbloom] object IcebergTasks {
     val options = Map(ListingPruner.RebaseModeOption -> "CORRECTED")
     val table = call(scan, "table").asInstanceOf[Table]
     val candidates = Candidates(options, IcebergColumns(fieldIds(schema)), IcebergFileOpener(table.io),
-      immutableFiles = true, indexRoots = () => Seq(new Path(table.location)), partitionColumns = () => Nil)
+      indexRoots = () => Seq(new Path(table.location)), partitionColumns = () => Nil)
     new ListingPruner(session, candidates, selectRowGroups = false)
   }
 

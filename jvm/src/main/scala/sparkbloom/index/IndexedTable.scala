@@ -35,13 +35,13 @@ private[sparkbloom] trait IndexedTable {
   def fieldIds(spark: SparkSession, fileColumns: Seq[String]): Option[Seq[Int]] = None
 
   /**
-   * Whether a path is never written twice (a table format's data files), so that its path
-   * and length identify a file: its listing's times are not compared, no change time is read.
+   * How the table's files are opened to be indexed, and whether a path is never written twice
+   * (a table format's data files), so that its path and length identify a file: its
+   * listing's times are not compared, no change time is read.
    */
-  def immutableFiles: Boolean = false
-
-  /** How the table's files are opened to be indexed. */
   def opener: FileOpener = FileOpener.HadoopFileSystem
+
+  final def immutableFiles: Boolean = opener.immutableFiles
 }
 
 private[sparkbloom] object IndexedTable {

@@ -15,23 +15,39 @@ import org.apache.parquet.io.SeekableInputStream
  */
 private[sparkbloom] trait FileOpener extends Serializable {
   def open(status: FileStatus, conf: Configuration): SeekableInputStream
+
+  /**
+   * Whether a path names one file for ever (a table format's data files, which the format
+   * never writes twice), so that a file's path and length are its version: its footer and
+   * filters may be cached and its index entry used without an etag or a confirmed listing.
+   * The format's own metadata (Delta's log, Iceberg's manifests) makes the same assumption
+   * about the same files.
+   */
+  def immutableFiles: Boolean
 }
 
 private[sparkbloom] object FileOpener {
 
   /**
-   * A status with an etag is the file system's own (a listing's, or a HEAD's): opened with it,
-   * an object store asks no HEAD the listing answered, and S3A reads only the version that
-   * etag names. Any other status is not handed over: S3A would take it for a version of
-   * unknown etag, and then serve whatever version of the path it finds. S3A objects are
-   * opened through [[ProbeFileSystems]], for reads of exactly the ranges asked.
+   * Files opened through Hadoop's file system by path. A status with an etag is the file
+   * system's own (a listing's, or a HEAD's): opened with it, an object store asks no HEAD the
+   * listing answered, and S3A reads only the version that etag names. Any other status is
+   * handed over only for an immutable file: S3A would take it for a version of unknown etag,
+   * and then serve whatever version of the path it finds, which for such a file is the one.
+   * S3A objects are opened through [[ProbeFileSystems]], for reads of exactly the ranges asked.
    */
-  object HadoopFileSystem extends FileOpener {
+  sealed abstract class HadoopFiles(val immutableFiles: Boolean) extends FileOpener {
     def open(status: FileStatus, conf: Configuration): SeekableInputStream = {
       val fs = ProbeFileSystems.forProbing(status.getPath, conf)
       val builder = fs.openFile(status.getPath).opt("fs.option.openfile.read.policy", "random")
-      if (FileIdentity.etagOf(status).nonEmpty) builder.withFileStatus(status)
+      if (immutableFiles || FileIdentity.etagOf(status).nonEmpty) builder.withFileStatus(status)
       HadoopStreams.wrap(FutureIO.awaitFuture(builder.build()))
     }
   }
+
+  /** Files that may be rewritten in place (a Parquet directory's). */
+  object HadoopFileSystem extends HadoopFiles(immutableFiles = false)
+
+  /** The data files of a table format's snapshot (Delta's), read through Hadoop's file system. */
+  object SnapshotFiles extends HadoopFiles(immutableFiles = true)
 }

@@ -16,14 +16,16 @@ import sparkbloom.shims.SparkShims
  *
  * @param scope "" for what anyone may read; otherwise the reader that decrypted it
  *              ([[ProbeCache.scopeOf]]): what one session decrypted never serves another
+ * @param immutable a table format's data file, never written twice ([[FileOpener.immutableFiles]]):
+ *                  its path and length are its version
  */
 private[sparkbloom] final case class FileKey(path: String, length: Long, modificationTime: Long, etag: String = "",
-    scope: String = "", changeTime: Long = -1L)
+    scope: String = "", changeTime: Long = -1L, immutable: Boolean = false)
 
 private[sparkbloom] object FileKey {
-  def of(status: org.apache.hadoop.fs.FileStatus, scope: String): FileKey = {
+  def of(status: org.apache.hadoop.fs.FileStatus, scope: String, immutable: Boolean = false): FileKey = {
     val id = FileIdentity.of(status)
-    FileKey(status.getPath.toString, id.length, id.modificationTime, id.etag, scope, id.changeTime)
+    FileKey(status.getPath.toString, id.length, id.modificationTime, id.etag, scope, id.changeTime, immutable)
   }
 }
 

@@ -24,13 +24,15 @@ import sparkbloom.sbbf.SplitBlockBloomFilter
 private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Configuration,
     cache: Option[ProbeCache.Scoped], opener: FileOpener, tailSizing: ProbeReadPlan.TailSizing) {
 
-  private lazy val cached = cache.map(c => (c.cache, FileKey.of(status, c.scope)))
+  private lazy val cached = cache.map(c => (c.cache, FileKey.of(status, c.scope, opener.immutableFiles)))
   private lazy val input: InputFile =
-    if (opener == FileOpener.HadoopFileSystem) HadoopInputFile.fromStatus(status, hadoopConf)
-    else new InputFile {
-      override def getLength: Long = status.getLen
-      override def newStream(): SeekableInputStream = opener.open(status, hadoopConf)
-      override def toString: String = status.getPath.toString
+    opener match {
+      case _: FileOpener.HadoopFiles => HadoopInputFile.fromStatus(status, hadoopConf)
+      case _ => new InputFile {
+          override def getLength: Long = status.getLen
+          override def newStream(): SeekableInputStream = opener.open(status, hadoopConf)
+          override def toString: String = status.getPath.toString
+        }
     }
   // Never the deprecated signed-order string min/max a reader may opt into for old files
   // (parquet.strings.signed-min-max.enabled): the footer is cached for every later read, which

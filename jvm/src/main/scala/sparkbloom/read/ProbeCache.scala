@@ -13,7 +13,8 @@ import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
  * queries: a [[BloomRuntime]] part, bounded in bytes and evicted least-recently-used first.
  *
  * A file rewritten in place must never be judged by what the older file held. Keys carry
- * the file's length, modification time, etag and (local files) change time. A file with an
+ * the file's length, modification time, etag and (local files) change time. A table format's
+ * data file is cached at once: the format never writes its path twice. A file with an
  * etag is cached at once: its etag changes with its content, and no clock is asked. A file
  * without one is cached only if its identity is [[FileIdentity.pinned]] (an object store's
  * whole-second time without an etag never is) and it was modified at least
@@ -126,10 +127,13 @@ private[sparkbloom] object ProbeCache extends PartKind[ProbeCache] {
 
   def shared: ProbeCache = BloomRuntime.get(ProbeCache)
 
-  /** What may be cached: an etag vouches for content; without one, only a settled, pinned identity. */
+  /**
+   * What may be cached: a table format's data file, whose path is never written twice; a file
+   * whose etag vouches for content; else only a settled, pinned identity.
+   */
   private def settled(file: FileKey): Boolean = {
     val identity = FileIdentity(file.length, file.modificationTime, file.etag, file.changeTime)
-    identity.etag.nonEmpty ||
+    file.immutable || identity.etag.nonEmpty ||
     (identity.pinned && file.modificationTime <= System.currentTimeMillis() - FileIdentity.SettleMillis)
   }
 

@@ -133,7 +133,10 @@ class ProbeReadPlanSuite extends AnyFunSuite with SparkSessionSuite {
     val sizing = new TailSizing
     def probe(): CountingStream = {
       val counting = new CountingStream(bytes)
-      val opener = new FileOpener { def open(s: FileStatus, c: Configuration): SeekableInputStream = counting }
+      val opener = new FileOpener {
+        def open(s: FileStatus, c: Configuration): SeekableInputStream = counting
+        def immutableFiles: Boolean = false
+      }
       OpenedFile.using(status, new Configuration(), cache = None, opener, sizing) { opened =>
         rowGroups.foreach { rg =>
           val theirs = chunks.find(c => c.rowGroup == rg && c.path == "k").flatMap(_.filter).get
