@@ -109,6 +109,11 @@ def test_pruning_and_last_pruning(connect: Any, table: str) -> None:
     assert stats["files_total"] == 3 and stats["files_skipped"] == 2
     rows = connect.sql("SELECT * FROM sparkbloom_last_pruning()").collect()
     assert rows[0]["files_skipped"] == 2
+    skipped = {k: n for k, n in stats["files_by_decision"].items() if k.startswith("skipped_by_")}
+    assert sum(skipped.values()) == 2, stats
+    # the same report for a query planned and not run, through a temporary view of its plan
+    (scan,) = sparkbloom.explain_pruning(connect.read.parquet(table).where("k = 42")).scans
+    assert scan["files_skipped"] == 2 and scan["files_by_decision"] == stats["files_by_decision"], scan
     query = f"SELECT text FROM parquet.`{table}` WHERE text IN ('x', '77', '2999') ORDER BY text"
     pruned = [r["text"] for r in connect.sql(query).collect()]
     assert sparkbloom.last_pruning(connect)["files_skipped"] == 1

@@ -11,7 +11,7 @@ from sparkbloom.index import build_index, describe_index, drop_index
 from sparkbloom.inspect import INSPECT_COLUMNS, inspect, might_contain
 from sparkbloom.jar import ICEBERG_LINES, SPARK_LINES, UnsupportedSparkVersion, jar_path
 from sparkbloom.options import write_options
-from sparkbloom.pruning import PRUNING_KEYS, last_pruning
+from sparkbloom.pruning import PRUNING_KEYS, PruningReport, explain_pruning, last_pruning
 from sparkbloom.session import EXTENSION_CLASS, configure, session, version
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "ICEBERG_LINES",
     "INSPECT_COLUMNS",
     "PRUNING_KEYS",
+    "PruningReport",
     "SPARK_LINES",
     "SparkBloomError",
     "UnsupportedSparkVersion",
@@ -26,6 +27,7 @@ __all__ = [
     "configure",
     "describe_index",
     "drop_index",
+    "explain_pruning",
     "inspect",
     "jar_path",
     "last_pruning",

@@ -534,7 +534,7 @@ def test_explain_metrics_and_last_pruning_show_delta_pruning(spark: SparkSession
             assert "BloomPruning files 4 -> 1" in plan, plan
         finally:
             spark.conf.unset("spark.sql.adaptive.enabled")
-    assert checked(spark, query)[1] | {"probe_time_ms": 0, "filter_bytes_read": 0} == {
+    assert checked(spark, query)[1] | {"probe_time_ms": 0, "filter_bytes_read": 0, "filters": []} == {
         "files_total": 4,
         "files_skipped": 3,
         "row_groups_total": 4,
@@ -544,6 +544,10 @@ def test_explain_metrics_and_last_pruning_show_delta_pruning(spark: SparkSession
         "filter_bytes_read": 0,
         "files_covered_by_index": 0,
         "files_skipped_by_index": 0,
+        "files_by_decision": {"maybe": 1, "skipped_by_filter": 3},
+        "row_groups_by_decision": {"maybe": 1, "skipped_by_filter": 3},
+        "filters": [],
+        "scan_unjudged": None,
     }
     spark.conf.set("spark.sparkbloom.enabled", "false")
     try:

@@ -106,8 +106,10 @@ private[sparkbloom] final class BloomParquetScan(base: ParquetScan, index: Bloom
   private[sparkbloom] def decide(): BloomParquetScan = { index.decide(partitionFilters, dataFilters); this }
 
   override def getMetaData(): Map[String, String] =
-    super.getMetaData() + ("BloomPruning" -> PruningMetrics.describe(index.pruner.decided(partitionFilters,
-        dataFilters)))
+    super.getMetaData() + ("BloomPruning" -> PruningMetrics.describe(decidedStats))
+
+  /** What was decided for the scan when it was planned. */
+  def decidedStats: Option[PruningStats] = index.pruner.decided(partitionFilters, dataFilters)
 
   /** What the scan's last listing decided. */
   def stats: Option[PruningStats] = index.pruner.lastStats

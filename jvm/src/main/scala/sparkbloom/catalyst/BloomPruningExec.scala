@@ -214,10 +214,16 @@ private[sparkbloom] final case class BloomPruningExec(child: SparkPlan, joinKeys
   private def staticPartitionFilters(s: FileSourceScanExec): Seq[Expression] =
     BloomPruningExec.staticFilters(s.partitionFilters)
 
-  private def pruning: String =
-    PruningMetrics.describe((for (s <- scan; index <- index;
-        stats <- index.pruner.decided(
-          staticPartitionFilters(s), s.dataFilters)) yield stats).orElse(batchDecision))
+  /** What was decided for the scan when it was planned (None: when it runs, by a join's keys). */
+  def decidedStats: Option[PruningStats] =
+    (for (s <- scan; index <- index; stats <- index.pruner.decided(staticPartitionFilters(s), s.dataFilters))
+      yield stats).orElse(batchDecision)
+
+  /** The scan this node prunes, as EXPLAIN names it. */
+  def scanName: String = (child.nodeName + scan.filter(_.tableIdentifier.isEmpty)
+    .map(s => s" ${s.relation.location.rootPaths.mkString(", ")}").getOrElse("")).replaceAll("\\s+", " ").trim
+
+  private def pruning: String = PruningMetrics.describe(decidedStats)
 
   /** The join keys as EXPLAIN shows them: the columns they prune and their subqueries. */
   private def joinKeysString: String =

@@ -44,8 +44,11 @@ private[sparkbloom] object JoinKeys extends PredicateHelper {
 
   def marker(subqueries: Seq[Expression]): Expression = subqueries.map(BloomJoinKeys(_): Expression).reduce(And)
 
-  /** What a scan learns from its key subqueries once they have run. */
-  final case class Runtime(predicate: Option[PointPredicate], keys: Long)
+  /**
+   * What a scan learns from its key subqueries once they have run; `overLimit`: a column's
+   * keys were left out for being too many.
+   */
+  final case class Runtime(predicate: Option[PointPredicate], keys: Long, overLimit: Boolean = false)
 
   val NoKeys: Runtime = Runtime(None, 0)
 
@@ -63,9 +66,12 @@ private[sparkbloom] object JoinKeys extends PredicateHelper {
 
   /** A runtime predicate from per-column keys, counting the keys probed; a column with more
    *  than `maxKeys` keys is left out (probing it would cost more than it saves). */
-  def of(keyed: Seq[PointPredicate.ColumnIn], maxKeys: Int): Runtime = keyed.filter(_.values.size <= maxKeys) match {
-    case Seq() => NoKeys
-    case Seq(single) => Runtime(Some(single), single.values.size)
-    case many => Runtime(Some(PointPredicate.All(many)), many.map(_.values.size.toLong).sum)
+  def of(keyed: Seq[PointPredicate.ColumnIn], maxKeys: Int): Runtime = {
+    val (probed, tooMany) = keyed.partition(_.values.size <= maxKeys)
+    (probed match {
+      case Seq() => NoKeys
+      case Seq(single) => Runtime(Some(single), single.values.size)
+      case many => Runtime(Some(PointPredicate.All(many)), many.map(_.values.size.toLong).sum)
+    }).copy(overLimit = tooMany.nonEmpty)
   }
 }

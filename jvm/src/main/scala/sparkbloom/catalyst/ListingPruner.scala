@@ -14,7 +14,7 @@ import org.apache.spark.sql.execution.datasources.{PartitionDirectory, Partition
 import org.apache.spark.sql.internal.SQLConf
 
 import sparkbloom.index.{IndexLayout, IndexVerdict, TableIndex}
-import sparkbloom.read.{ExecutorProbing, FileIdentity, FileJudgement, FileOpener, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection, TaskReaders}
+import sparkbloom.read.{Decision, ExecutorProbing, FileIdentity, FilterLookup, FilterQuality, FileJudgement, FileOpener, FilePruner, FileVerdict, ProbeCache, PruningStats, RowGroupSelection, TaskReaders}
 import sparkbloom.predicate.PointPredicate
 import sparkbloom.runtime.BloomRuntime
 import sparkbloom.settings.SparkBloomConf
@@ -158,7 +158,12 @@ private[sparkbloom] final class ListingPruner(session: SparkSession, candidates:
     val listedFiles = listed.flatMap(_.files.map(_.fileStatus)).toIndexedSeq
     val inFiles = predicate.flatMap(fileColumns.resolve)
     if (!SparkBloomConf.enabled(conf) || inFiles.isEmpty) {
-      return (listed, PruningStats.Empty.copy(filesTotal = listedFiles.size), Nil)
+      val reason =
+        if (!SparkBloomConf.enabled(conf)) Decision.SwitchedOff
+        else if (predicate.isDefined) Decision.ColumnNotInFile
+        else if (keys.overLimit) Decision.JoinKeysOverLimit
+        else Decision.NoPointPredicate
+      return (listed, PruningStats.unjudged(listedFiles.size, reason), Nil)
     }
     val started = System.nanoTime()
     // taken before any footer is read: a file rewritten while it is judged must not match
@@ -201,7 +206,8 @@ private[sparkbloom] final class ListingPruner(session: SparkSession, candidates:
     val opened = toOpen.zip(ownVerdicts).toMap
     val judged = files.indices.map { i =>
       val v = byIndex(i)
-      if (decided(i)) FileVerdict(files(i), v.rowGroups, v.mayMatch, v.midpoints)
+      if (decided(i)) FileVerdict(files(i), v.rowGroups, v.mayMatch.map(m => if (m) Decision.Maybe else Decision.Index),
+        v.midpoints)
       else if (v != null) narrowed(opened(i), v)
       else opened(i)
     }
@@ -212,7 +218,8 @@ private[sparkbloom] final class ListingPruner(session: SparkSession, candidates:
       val current = FileIdentity.stillAsListed(confirmable.map(files), hadoopConf)
       confirmable.indices.foreach(j => stale(confirmable(j)) = !current(j))
     }
-    val verdicts = judged.indices.map(i => if (stale(i)) FileVerdict(files(i), -1, IndexedSeq.empty) else judged(i))
+    val verdicts =
+      judged.indices.map(i => if (stale(i)) FileVerdict.unjudged(files(i), Decision.FileChanged) else judged(i))
     val keepAllFiles = !SparkBloomConf.pruneFiles(conf)
     val pruneRowsAbove = SparkBloomConf.pruneRowsAbove(conf)
     val kept = verdicts.indices.filter(i => keepAllFiles || verdicts(i).keep).map(i => files(i).getPath -> i).toMap
@@ -240,6 +247,12 @@ private[sparkbloom] final class ListingPruner(session: SparkSession, candidates:
       } yield PartitionedFile(dir.values, SparkPath.fromFileStatus(status), 0, status.getLen, Array.empty[String],
         status.getModificationTime, status.getLen, f.metadata + (FileJudgement.MetadataKey -> judgement))
     val withRowGroups = verdicts.filter(_.rowGroups >= 0)
+    val fileDecisions = verdicts.map(v => if (v.keep || !keepAllFiles) v.decision else Decision.FilePruningOff)
+    def counted(decisions: Iterable[Decision]) = decisions.groupBy(identity).map { case (d, n) => d -> n.size.toLong }
+    val filterQuality = FilterQuality.of(verdicts.flatMap(v =>
+        v.filterFpps.map { case (column, fpp) =>
+          (column, v.status.getPath.toString, fpp, fpp >= FilterLookup.SaturatedFpp)
+        }))
     val stats = PruningStats(
       filesTotal = files.size,
       filesSkipped = files.size - kept.size,
@@ -249,7 +262,10 @@ private[sparkbloom] final class ListingPruner(session: SparkSession, candidates:
       joinKeys = keys.keys,
       probeTimeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
       filesCoveredByIndex = byIndex.count(_ != null),
-      filesSkippedByIndex = files.indices.count(i => byIndex(i) != null && byIndex(i).rulesOutFile && !stale(i)))
+      filesSkippedByIndex = files.indices.count(i => byIndex(i) != null && byIndex(i).rulesOutFile && !stale(i)),
+      files = counted(fileDecisions),
+      rowGroups = counted(withRowGroups.flatMap(_.decisions)),
+      filters = filterQuality)
     (pruned, stats, ruledOut)
   }
 
@@ -305,7 +321,9 @@ private[sparkbloom] final class ListingPruner(session: SparkSession, candidates:
   /** A file's own verdict, narrowed by the index's: each is sound, so both must allow a row group. */
   private def narrowed(own: FileVerdict, index: IndexVerdict): FileVerdict =
     if (own.rowGroups != index.rowGroups) own
-    else own.copy(mayMatch = own.mayMatch.zip(index.mayMatch).map { case (a, b) => a && b })
+    else own.copy(decisions = own.decisions.zip(index.mayMatch).map { case (d, m) =>
+      if (m || d.skips) d else Decision.Index
+    })
 
   /**
    * Whether dates and timestamps of files that do not say how they were written are read

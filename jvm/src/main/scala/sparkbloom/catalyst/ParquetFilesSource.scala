@@ -14,7 +14,7 @@ import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetScan
 
 import sparkbloom.index.{IndexMaintenance, WrittenTable}
 import sparkbloom.predicate.PointPredicate
-import sparkbloom.read.PruningStats
+import sparkbloom.read.{Decision, PruningStats}
 import sparkbloom.settings.SparkBloomConf
 import sparkbloom.shims.SparkShims
 import sparkbloom.write.BloomParquetFileFormat
@@ -41,7 +41,7 @@ private[sparkbloom] object ParquetFilesSource extends ScanSource {
         if PlainParquet.scan(relation) && !judged(relation) &&
           PointPredicate.fromFilters(filters ++ dataFilters(relation)).isEmpty =>
       // nothing to judge: the session's last pruning is none, as for a scan judged to keep all
-      PruningStats.recordLast(session, PruningStats.Empty)
+      PruningStats.recordLast(session, PruningStats.unjudged(0, Decision.NoPointPredicate))
       Some(op)
     case _ => None
   }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.planning.ScanOperation
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
-import sparkbloom.read.PruningStats
+import sparkbloom.read.{Decision, PruningStats}
 import sparkbloom.settings.SparkBloomConf
 
 /**
@@ -27,7 +27,8 @@ private[sparkbloom] final case class PruneFilesByBloomFilters(session: SparkSess
 
   override def apply(plan: LogicalPlan): LogicalPlan =
     if (!SparkBloomConf.enabled(session.sessionState.conf)) {
-      if (plan.exists(PlainParquet.scan)) PruningStats.recordLast(session, PruningStats.Empty) // nothing judged
+      if (plan.exists(PlainParquet.scan))
+        PruningStats.recordLast(session, PruningStats.unjudged(0, Decision.SwitchedOff))
       plan
     } else judged(plan)
 

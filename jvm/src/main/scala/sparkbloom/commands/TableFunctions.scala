@@ -8,15 +8,15 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
+import org.apache.spark.sql.types.{StringType, StructField, StructType}
 
 import sparkbloom.errors.SparkBloomException
-import sparkbloom.read.PruningStats
 import sparkbloom.settings.BuildVersion
 
 /**
  * `SELECT * FROM sparkbloom_inspect('path')`, `sparkbloom_probe('path', 'column', value, ...)`,
- * `sparkbloom_last_pruning()`, the index commands and `sparkbloom_version()`: the helpers in
+ * `sparkbloom_last_pruning()`, `sparkbloom_explain_pruning('view')`, the index commands and
+ * `sparkbloom_version()`: the helpers in
  * SQL, which is also how the Python package calls them (so they work over Spark Connect).
  * Arguments must be constants; the work is done when the query is analyzed, and the result
  * is a local relation.
@@ -66,9 +66,14 @@ private[sparkbloom] object TableFunctions {
     "_FUNC_() - what sparkbloom decided for the last Parquet scan this session " +
       "planned: one row (none before the first scan)") { args =>
     if (args.nonEmpty) fail("sparkbloom_last_pruning takes no arguments")
-    val session = SparkSession.active
-    val schema = StructType(PruningStats.Keys.map(StructField(_, LongType, nullable = false)))
-    session.createDataFrame(PruningStats.last(session).toSeq.map(stats => Row.fromSeq(stats.values)).asJava, schema)
+    PruningReport.last(SparkSession.active)
+  }
+
+  val explainPruning: TableFunction = function("sparkbloom_explain_pruning",
+    "_FUNC_(view) - what sparkbloom decides for each scan of a table or temporary view's query, " +
+      "planned and not run: one row per scan") { args =>
+    if (args.size != 1) fail("sparkbloom_explain_pruning takes one table or temporary view")
+    PruningReport.explain(SparkSession.active, constant(args.head, "view"))
   }
 
   val version: TableFunction = function("sparkbloom_version",
@@ -79,7 +84,8 @@ private[sparkbloom] object TableFunctions {
     SparkSession.active.createDataFrame(Seq(Row(BuildVersion.value, BuildVersion.sparkLine)).asJava, schema)
   }
 
-  val all: Seq[TableFunction] = Seq(inspect, probe, buildIndex, describeIndex, dropIndex, lastPruning, version)
+  val all: Seq[TableFunction] =
+    Seq(inspect, probe, buildIndex, describeIndex, dropIndex, lastPruning, explainPruning, version)
 
   private def function(name: String, usage: String)(run: Seq[Expression] => DataFrame): TableFunction =
     (FunctionIdentifier(name), new ExpressionInfo(getClass.getName, null, name, usage, ""),

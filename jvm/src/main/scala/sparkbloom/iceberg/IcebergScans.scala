@@ -15,7 +15,7 @@ import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, Data
 
 import sparkbloom.catalyst.JoinKeys
 import sparkbloom.errors.SparkBloomException
-import sparkbloom.read.PruningStats
+import sparkbloom.read.{Decision, PruningStats}
 
 /**
  * Plain reads of Apache Iceberg tables, judged while the plan is optimized: the data files
@@ -57,8 +57,8 @@ private[sparkbloom] object IcebergScans extends Logging {
       keys: JoinKeys.Runtime): Option[(IndexedSeq[Seq[InputPartition]], PruningStats)] = {
     val narrowed = guarded(scan)(IcebergTasks.narrowedByKeys(session, scan, partitions, keys))
     // the judging may have reported files skipped before a copy failed its check: none are
-    if (narrowed.isEmpty) PruningStats.recordLast(session, PruningStats.Empty)
-    narrowed
+    narrowed.swap.foreach(reason => PruningStats.recordLast(session, PruningStats.unjudged(0, reason)))
+    narrowed.toOption
   }
 
   /**
@@ -70,8 +70,8 @@ private[sparkbloom] object IcebergScans extends Logging {
   def judge(
       session: SparkSession, relation: DataSourceV2ScanRelation, filters: Seq[Expression]): Option[PruningStats] = {
     val stats = guarded(relation.scan)(IcebergTasks.prune(session, relation.scan, filters))
-    if (stats.isEmpty) PruningStats.recordLast(session, PruningStats.Empty)
-    stats
+    stats.swap.foreach(reason => PruningStats.recordLast(session, PruningStats.unjudged(0, reason)))
+    stats.toOption
   }
 
   /** The relation of Iceberg's `SparkTable` that `name` (a catalog table) reads, if it names one. */
@@ -90,13 +90,16 @@ private[sparkbloom] object IcebergScans extends Logging {
         throw new SparkBloomException(s"sparkbloom cannot read the Iceberg table ${table.name}: $e")
     }
 
-  /** `judge()`, or None where Iceberg's scan or API is not what sparkbloom supports (said once). */
-  private def guarded[T](scan: Scan)(judge: => Option[T]): Option[T] =
-    try judge
+  /**
+   * `judge()`, or why not: Iceberg's scan or API is not what sparkbloom supports (said once),
+   * or it read files other than Parquet (or could not be narrowed).
+   */
+  private def guarded[T](scan: Scan)(judge: => Option[T]): Either[Decision, T] =
+    try judge.toRight(Decision.NotParquetFiles)
     catch {
       case e @ (NonFatal(_) | _: LinkageError) =>
         sparkbloom.warnings.WarnOnce(log, s"iceberg|${scan.getClass.getName}",
           s"sparkbloom does not prune Iceberg scans: this Iceberg release's scan is not the one it supports ($e)")
-        None
+        Left(Decision.FormatMemberMissing)
     }
 }

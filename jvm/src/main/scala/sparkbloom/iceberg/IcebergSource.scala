@@ -15,7 +15,7 @@ import sparkbloom.catalyst.{BloomPruningExec, JoinKeys, JudgedScan, ScanSource, 
 import sparkbloom.errors.SparkBloomException
 import sparkbloom.index.IndexedTable
 import sparkbloom.predicate.PointPredicate
-import sparkbloom.read.PruningStats
+import sparkbloom.read.{Decision, PruningStats}
 import sparkbloom.shims.SparkShims
 
 /**
@@ -34,7 +34,7 @@ final class IcebergSource extends ScanSource {
         // the scan itself keeps the files it kept; the plan keeps what was decided
         Some(JudgedScan(op, IcebergVerdict(r.scan, IcebergScans.judge(session, r, filters))))
       } else {
-        PruningStats.recordLast(session, PruningStats.Empty)
+        PruningStats.recordLast(session, PruningStats.unjudged(0, Decision.NoPointPredicate))
         Some(op)
       }
     case _ => None

@@ -29,8 +29,8 @@ private[sparkbloom] object ExecutorProbing {
   /** Files per task: enough to keep a task's probing threads busy, few enough to spread. */
   private val FilesPerTask = 2000
 
-  private final case class Compact(rowGroups: Int, mayMatch: Array[Boolean], midpoints: Option[Array[Long]],
-      rowKeys: Option[RowKeys])
+  private final case class Compact(rowGroups: Int, decisions: Array[Decision], midpoints: Option[Array[Long]],
+      rowKeys: Option[RowKeys], unjudged: Decision, filterFpps: Array[(String, Double)])
 
   /** Verdicts for `files`, in order, and the filter bytes the tasks read. */
   def judge(
@@ -65,12 +65,15 @@ private[sparkbloom] object ExecutorProbing {
           val pruner = new FilePruner(conf.value, Some(ProbeCache.Scoped(ProbeCache.shared, "")).filter(_ => useCache),
             caseSensitive, legacyCalendarSession, parallelism, opener)
           val verdicts = pruner.judge(statuses, predicate)
-            .map(v => Compact(v.rowGroups, v.mayMatch.toArray, v.midpoints.map(_.toArray), v.rowKeys))
+            .map(v =>
+              Compact(v.rowGroups, v.decisions.toArray, v.midpoints.map(_.toArray), v.rowKeys, v.unjudged,
+                v.filterFpps.toArray))
           Iterator((verdicts, pruner.filterBytesRead))
         }.collect()
       } finally sc.setJobDescription(previous)
     val verdicts = results.iterator.flatMap(_._1).zip(files.iterator).map { case (c, status) =>
-      FileVerdict(status, c.rowGroups, c.mayMatch.toIndexedSeq, c.midpoints.map(_.toIndexedSeq), c.rowKeys)
+      FileVerdict(status, c.rowGroups, c.decisions.toIndexedSeq, c.midpoints.map(_.toIndexedSeq), c.rowKeys, c.unjudged,
+        c.filterFpps.toSeq)
     }.toIndexedSeq
     (verdicts, results.map(_._2).sum)
   }

@@ -20,16 +20,34 @@ import sparkbloom.rows.RowKeys
 import sparkbloom.warnings.WarnOnce
 
 /**
- * The driver's verdict on one file: which row groups may hold a match (`rowGroups` is -1
- * for a file it could not judge), each row group's split midpoint, for reading only
- * those that may, and what a row must hold to match ([[RowKeys]]), for reading only such rows.
+ * The driver's verdict on one file: what was decided for each of its row groups, and why
+ * ([[Decision]]; `rowGroups` is -1 for a file it could not judge, and `unjudged` says why),
+ * each row group's split midpoint, for reading only those that may match, and what a row
+ * must hold to match ([[RowKeys]]), for reading only such rows. `filterFpps`: per column
+ * judged by filters, the highest false-positive probability of the file's filters used.
  */
-private[sparkbloom] final case class FileVerdict(status: FileStatus, rowGroups: Int, mayMatch: IndexedSeq[Boolean],
-    midpoints: Option[IndexedSeq[Long]] = None, rowKeys: Option[RowKeys] = None) {
+private[sparkbloom] final case class FileVerdict(status: FileStatus, rowGroups: Int, decisions: IndexedSeq[Decision],
+    midpoints: Option[IndexedSeq[Long]] = None, rowKeys: Option[RowKeys] = None,
+    unjudged: Decision = Decision.FooterUnreadable, filterFpps: Seq[(String, Double)] = Nil) {
+
+  lazy val mayMatch: IndexedSeq[Boolean] = decisions.map(!_.skips)
 
   /** A file is read unless it was judged, has row groups, and every one is ruled out. */
-  def keep: Boolean = rowGroups <= 0 || mayMatch.exists(identity)
-  def ruledOut: Int = mayMatch.count(!_)
+  def keep: Boolean = rowGroups <= 0 || decisions.exists(!_.skips)
+  def ruledOut: Int = decisions.count(_.skips)
+
+  /** What was decided for the file as a whole. */
+  def decision: Decision = if (rowGroups < 0) unjudged else Decision.ofFile(decisions)
+}
+
+private[sparkbloom] object FileVerdict {
+  def unjudged(status: FileStatus, reason: Decision): FileVerdict = FileVerdict(status, -1, IndexedSeq.empty,
+    unjudged = reason)
+
+  /** A verdict whose row groups a filter kept (`mayMatch`) or ruled out. */
+  def byFilter(status: FileStatus, mayMatch: IndexedSeq[Boolean],
+      midpoints: Option[IndexedSeq[Long]] = None): FileVerdict =
+    FileVerdict(status, mayMatch.size, mayMatch.map(m => if (m) Decision.Maybe else Decision.Filter), midpoints)
 }
 
 /**
@@ -66,7 +84,7 @@ private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Opt
     // help this predicate (no filters, or the values are everywhere): keep the rest.
     val others =
       if (firstVerdicts.exists(_.ruledOut > 0)) rest.grouped(math.max(512, parallelism * 32)).flatMap(judgeAll)
-      else rest.iterator.map(FileVerdict(_, -1, IndexedSeq.empty))
+      else rest.iterator.map(FileVerdict.unjudged(_, Decision.ProbingStopped))
     (firstVerdicts ++ others).toIndexedSeq
   }
 
@@ -81,7 +99,7 @@ private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Opt
     val path = status.getPath.toString
     def unjudged(message: String) = {
       warnOnce(path, "", message)
-      FileVerdict(status, -1, IndexedSeq.empty)
+      FileVerdict.unjudged(status, Decision.FooterUnreadable)
     }
     try OpenedFile.using(status, hadoopConf, cache, opener, tailSizing) { file =>
         scala.util.Try(file.footer) match {
@@ -95,6 +113,7 @@ private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Opt
   private def judgeRowGroups(path: String, status: FileStatus, file: OpenedFile, footer: FooterSummary,
       predicate: PointPredicate): FileVerdict = {
     val legacyCalendar = legacyCalendarSession || footer.writtenWithLegacyCalendar
+    val worstFpp = scala.collection.mutable.LinkedHashMap.empty[String, Double]
     val judge = new RowGroupJudge(footer, caseSensitive, legacyCalendar,
       (rowGroup, column) =>
         file.filter(rowGroup, column) match {
@@ -103,14 +122,18 @@ private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Opt
               s"sparkbloom ignores the Bloom filter of column '$column' in $path, " +
                 s"row group $rowGroup: $reason; the data is read instead")
             broken
+          case present: FilterLookup.Present =>
+            worstFpp(column) = math.max(worstFpp.getOrElse(column, 0.0), present.fpp)
+            present
           case lookup => lookup
         }, candidatesOf)
     try {
-      val mayMatch = footer.rowGroups.map(judge.mayMatch(_, predicate))
+      val decisions = footer.rowGroups.map(judge.decide(_, predicate))
       // Row groups of a file share its schema: the first kept one stands for all.
-      val rowKeys = footer.rowGroups.indices.find(mayMatch)
+      val rowKeys = footer.rowGroups.indices.find(!decisions(_).skips)
         .flatMap(i => judge.rowKeys(footer.rowGroups(i), predicate, RowKeys.MaxHashes))
-      FileVerdict(status, footer.rowGroups.size, mayMatch, footer.splitMidpoints, rowKeys)
+      FileVerdict(status, footer.rowGroups.size, decisions, footer.splitMidpoints, rowKeys,
+        filterFpps = worstFpp.toSeq)
     } finally filterBytes.addAndGet(file.filterBytesRead)
   }
 }

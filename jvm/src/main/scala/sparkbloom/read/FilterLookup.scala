@@ -2,7 +2,7 @@
 // Copyright 2026 the sparkbloom authors
 package sparkbloom.read
 
-import sparkbloom.sbbf.SplitBlockBloomFilter
+import sparkbloom.sbbf.{FilterEstimates, SplitBlockBloomFilter}
 
 /** The outcome of looking for one column chunk's filter. */
 private[sparkbloom] sealed trait FilterLookup {
@@ -12,7 +12,16 @@ private[sparkbloom] sealed trait FilterLookup {
 private[sparkbloom] object FilterLookup {
   final case class Present(filter: SplitBlockBloomFilter) extends FilterLookup {
     def bytes: Long = filter.numBytes.toLong + 64
+
+    /** The probability its bits answer "maybe" for a value not in it; once per filter read (the cache keeps it). */
+    lazy val fpp: Double = FilterEstimates.fpp(filter)
+
+    /** So full that it rules out almost nothing: not used, and named in the report. */
+    def saturated: Boolean = fpp >= SaturatedFpp
   }
+
+  /** A filter answering "maybe" this often for absent values (its words 98.7% set) is saturated. */
+  val SaturatedFpp = 0.9
 
   /** The chunk has no filter (or one sparkbloom must not read, as an encrypted one). */
   case object Missing extends FilterLookup { def bytes: Long = 32 }

@@ -28,16 +28,19 @@ private[read] final class ProbeCandidates private (
   /** The stored forms as bits, for a number column (as `values`). */
   lazy val numbers: Option[KeyNumbers] = KeyNumbers.of(stored.toSeq)
 
-  /** Whether a form within the chunk's statistics may be in `filter` (read only if some is). */
-  def mayBePresent(chunk: ChunkSummary, filter: => FilterLookup): Boolean = {
+  /** Whether a form within the chunk's statistics may be in `filter` (read only if some is), and why. */
+  def decide(chunk: ChunkSummary, filter: => FilterLookup): Decision = {
     val (from, until) = withinStatistics(chunk)
-    from < until && (filter match {
+    if (from >= until) Decision.Statistics
+    else filter match {
+      case present: FilterLookup.Present if present.saturated => Decision.FilterSaturated
       case FilterLookup.Present(f) =>
         var i = from
         while (i < until && !f.mightContain(hashes(i))) i += 1
-        i < until
-      case _ => true
-    })
+        if (i < until) Decision.Maybe else Decision.Filter
+      case FilterLookup.Missing => Decision.NoFilter
+      case FilterLookup.Broken(_) => Decision.FilterUnusable
+    }
   }
 
   private def withinStatistics(chunk: ChunkSummary): (Int, Int) = (order, chunk.min, chunk.max) match {

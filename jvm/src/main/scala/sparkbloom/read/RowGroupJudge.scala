@@ -32,12 +32,16 @@ private[sparkbloom] final class RowGroupJudge(
     filterOf: (Int, String) => FilterLookup,
     candidatesOf: (ColumnIn, PrimitiveType) => Option[ProbeCandidates] = ProbeCandidates.of) {
 
-  def mayMatch(rowGroup: RowGroupSummary, predicate: PointPredicate): Boolean = predicate match {
-    case All(children) => children.forall(mayMatch(rowGroup, _))
-    case AnyOf(children) => children.exists(mayMatch(rowGroup, _))
+  def mayMatch(rowGroup: RowGroupSummary, predicate: PointPredicate): Boolean = !decide(rowGroup, predicate).skips
+
+  /** What decides whether `rowGroup` may hold a match: what ruled it out, or why it is kept. */
+  def decide(rowGroup: RowGroupSummary, predicate: PointPredicate): Decision = predicate match {
+    case All(children) => Decision.allOf(children.iterator.map(decide(rowGroup, _)))
+    case AnyOf(children) => Decision.anyOf(children.iterator.map(decide(rowGroup, _)))
     case in: ColumnIn =>
-      decidable(rowGroup, in).forall { case (column, chunk, candidates) =>
-        candidates.mayBePresent(chunk, filterOf(rowGroup.ordinal, column))
+      decidable(rowGroup, in) match {
+        case Right((column, chunk, candidates)) => candidates.decide(chunk, filterOf(rowGroup.ordinal, column))
+        case Left(reason) => reason
       }
   }
 
@@ -50,7 +54,7 @@ private[sparkbloom] final class RowGroupJudge(
     predicate match {
       case All(children) => children.iterator.map(rowKeys(rowGroup, _, maxHashes)).collectFirst { case Some(k) => k }
       case in: ColumnIn =>
-        decidable(rowGroup, in).flatMap { case (column, _, candidates) =>
+        decidable(rowGroup, in).toOption.flatMap { case (column, _, candidates) =>
           val hashes = candidates.hashes.distinct
           if (hashes.nonEmpty && hashes.size <= maxHashes)
             Some(RowKeys(column, hashes.toArray, values = candidates.values, numbers = candidates.numbers))
@@ -66,14 +70,17 @@ private[sparkbloom] final class RowGroupJudge(
           .filter(_.hashes.length <= maxHashes)
     }
 
-  /** The file column of `in` and its candidates, when its filter can answer for it. */
-  private def decidable(rowGroup: RowGroupSummary, in: ColumnIn): Option[(String, ChunkSummary, ProbeCandidates)] =
-    if (legacyCalendar && RowGroupJudge.calendarType(in.dataType)) None
+  /** The file column of `in` and its candidates, when its filter can answer for it; else why not. */
+  private def decidable(rowGroup: RowGroupSummary,
+      in: ColumnIn): Either[Decision, (String, ChunkSummary, ProbeCandidates)] =
+    if (legacyCalendar && RowGroupJudge.calendarType(in.dataType)) Left(Decision.RebasedCalendar)
     else {
       val located =
         if (in.locatedById) in.fieldId.flatMap(chunkWithId(rowGroup, _))
         else chunkFor(rowGroup, in.path).filter { case (_, chunk) => in.fieldId.forall(carriesId(chunk, _)) }
-      located.flatMap { case (column, chunk) => candidatesFor(in, chunk.primitiveType).map((column, chunk, _)) }
+      located.toRight(Decision.ColumnNotInFile).flatMap { case (column, chunk) =>
+        candidatesFor(in, chunk.primitiveType).map((column, chunk, _)).toRight(Decision.KeyNotRepresentable)
+      }
     }
 
   private def carriesId(chunk: ChunkSummary, id: Int): Boolean =

@@ -256,8 +256,8 @@ class LargeRowGroupSplitsSuite extends AnyFunSuite with SparkSessionSuite {
       }
       val fileLength = at + random.nextInt(100)
       val keep = midpoints.map(_ => random.nextInt(4) != 0)
-      val verdict = FileVerdict(new FileStatus(fileLength, false, 0, 0, 0, new Path("/f")), midpoints.size, keep,
-        Some(midpoints), Some(RowKeys("k", Array(1L))))
+      val verdict = FileVerdict.byFilter(new FileStatus(fileLength, false, 0, 0, 0, new Path("/f")), keep,
+        Some(midpoints)).copy(rowKeys = Some(RowKeys("k", Array(1L))))
       val selection = RowGroupSelection.of(verdict).get
       val cuts = (0L +: Seq.fill(random.nextInt(8))((random.nextDouble() * fileLength).toLong) :+ fileLength)
         .distinct.sorted

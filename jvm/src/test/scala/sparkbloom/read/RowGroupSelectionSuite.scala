@@ -33,7 +33,8 @@ class RowGroupSelectionSuite extends AnyFunSuite {
   }
 
   test("each kept row group is read by the one split holding its midpoint, ruled-out ones by none") {
-    val verdict = FileVerdict(null, 4, IndexedSeq(true, false, true, true), Some(IndexedSeq(54L, 154L, 254L, 354L)))
+    val verdict =
+      FileVerdict.byFilter(null, IndexedSeq(true, false, true, true), Some(IndexedSeq(54L, 154L, 254L, 354L)))
     val selection = RowGroupSelection.of(verdict).get
     assert(selection.rangesWithin(0, 1000) == Seq((54L, 1L), (254L, 101L)))
     assert(selection.rangesWithin(0, 100) == Seq((54L, 1L)))
@@ -43,15 +44,15 @@ class RowGroupSelectionSuite extends AnyFunSuite {
   }
 
   test("row groups sharing a midpoint are read once, if any of them may match") {
-    val verdict = FileVerdict(null, 3, IndexedSeq(false, true, false), Some(IndexedSeq(50L, 50L, 80L)))
+    val verdict = FileVerdict.byFilter(null, IndexedSeq(false, true, false), Some(IndexedSeq(50L, 50L, 80L)))
     assert(RowGroupSelection.of(verdict).get.rangesWithin(0, 100) == Seq((50L, 1L)))
   }
 
   test("unjudged files carry no selection; judged files with nothing to skip are read as planned") {
-    assert(RowGroupSelection.of(FileVerdict(null, -1, IndexedSeq.empty)).isEmpty)
-    val all = RowGroupSelection.of(FileVerdict(null, 2, IndexedSeq(true, true), None)).get
+    assert(RowGroupSelection.of(FileVerdict.unjudged(null, Decision.FooterUnreadable)).isEmpty)
+    val all = RowGroupSelection.of(FileVerdict.byFilter(null, IndexedSeq(true, true), None)).get
     assert(all.readsWholeSplits && all.rangesWithin(10, 20) == Seq((10L, 20L)))
     // ruled-out row groups without known midpoints: tasks' own filtering skips them
-    assert(RowGroupSelection.of(FileVerdict(null, 2, IndexedSeq(true, false), None)).isEmpty)
+    assert(RowGroupSelection.of(FileVerdict.byFilter(null, IndexedSeq(true, false), None)).isEmpty)
   }
 }
