@@ -185,7 +185,8 @@ private[sparkbloom] final class ListingPruner(session: SparkSession, candidates:
       conf.caseSensitiveAnalysis,
       legacyCalendarSession = legacyCalendarInRead(conf),
       parallelism = parallelism,
-      opener = opener)
+      opener = opener,
+      checkFilters = SparkBloomConf.checkFilters(conf))
     val byIndex =
       if (SparkBloomConf.indexEnabled(conf)) judgeByIndexes(files, inFiles.get, hadoopConf, conf, parallelism)
       else new Array[IndexVerdict](files.size)
@@ -195,7 +196,7 @@ private[sparkbloom] final class ListingPruner(session: SparkSession, candidates:
       if (ExecutorProbing.wanted(toOpen.size, SparkBloomConf.executorProbingAbove(conf), hadoopConf)) {
         try {
           ExecutorProbing.judge(session, hadoopConf, toOpen.map(files), inFiles.get, conf.caseSensitiveAnalysis,
-            legacyCalendarInRead(conf), parallelism, cache.isDefined, opener)
+            legacyCalendarInRead(conf), parallelism, cache.isDefined, opener, SparkBloomConf.checkFilters(conf))
         } catch {
           // a failed or cancelled probing job costs the pruning, not the query
           case scala.util.control.NonFatal(e) =>

@@ -50,6 +50,9 @@ private[sparkbloom] final class FilesIndexMetric extends FilesDecidedMetric(Deci
 private[sparkbloom] final class FilesMaybeMetric extends FilesDecidedMetric(Decision.Maybe)
 private[sparkbloom] final class FilesNoFilterMetric extends FilesDecidedMetric(Decision.NoFilter)
 private[sparkbloom] final class FilesFilterUnusableMetric extends FilesDecidedMetric(Decision.FilterUnusable)
+private[sparkbloom] final class FilesWriterKnownBadMetric extends FilesDecidedMetric(Decision.WriterKnownBad)
+private[sparkbloom] final class FilesFilterFailsDictionaryMetric
+    extends FilesDecidedMetric(Decision.FilterFailsDictionary)
 private[sparkbloom] final class FilesFilterSaturatedMetric extends FilesDecidedMetric(Decision.FilterSaturated)
 private[sparkbloom] final class FilesKeyNotRepresentableMetric extends FilesDecidedMetric(Decision.KeyNotRepresentable)
 private[sparkbloom] final class FilesColumnNotInFileMetric extends FilesDecidedMetric(Decision.ColumnNotInFile)
@@ -72,7 +75,8 @@ private[sparkbloom] object PruningMetrics {
 
   private def byDecision: Seq[PruningMetric] = Seq(new FilesStatisticsMetric, new FilesFilterMetric,
     new FilesIndexMetric, new FilesMaybeMetric, new FilesNoFilterMetric, new FilesFilterUnusableMetric,
-    new FilesFilterSaturatedMetric, new FilesKeyNotRepresentableMetric, new FilesColumnNotInFileMetric,
+    new FilesWriterKnownBadMetric, new FilesFilterFailsDictionaryMetric, new FilesFilterSaturatedMetric,
+    new FilesKeyNotRepresentableMetric, new FilesColumnNotInFileMetric,
     new FilesRebasedCalendarMetric, new FilesFooterUnreadableMetric, new FilesFileChangedMetric,
     new FilesProbingStoppedMetric, new FilesNoRowGroupsMetric, new FilesFilePruningOffMetric,
     new FilesSwitchedOffMetric, new FilesNoPointPredicateMetric, new FilesJoinKeysOverLimitMetric,

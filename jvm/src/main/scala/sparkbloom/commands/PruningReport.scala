@@ -20,11 +20,11 @@ import sparkbloom.read.{Decision, PruningStats}
 private[sparkbloom] object PruningReport {
 
   private val FilterSchema = StructType(Seq(
-    StructField("column", StringType, nullable = false),
-    StructField("files", LongType, nullable = false),
-    StructField("worst_fpp", DoubleType, nullable = false),
-    StructField("median_fpp", DoubleType, nullable = false),
-    StructField("saturated", ArrayType(StringType, containsNull = false), nullable = false)))
+      StructField("column", StringType, nullable = false),
+      StructField("files", LongType, nullable = false),
+      StructField("worst_fpp", DoubleType, nullable = false),
+      StructField("median_fpp", DoubleType, nullable = false),
+      StructField("saturated", ArrayType(StringType, containsNull = false), nullable = false)))
 
   private val Detail = Seq(
     StructField("files_by_decision", MapType(StringType, LongType, valueContainsNull = false), nullable = false),

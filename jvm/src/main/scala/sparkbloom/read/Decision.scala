@@ -31,9 +31,15 @@ private[sparkbloom] object Decision {
   // Kept unjudged, per row group or file.
   case object NoFilter extends Decision("no_filter", skips = false, "kept: no filter on the column")
   case object FilterUnusable extends Decision("filter_unusable", skips = false, "kept: filter unusable")
+  case object WriterKnownBad extends Decision("writer_known_bad", skips = false,
+        "kept: the writer's release is known to write wrong filters")
+  case object FilterFailsDictionary extends Decision("filter_fails_dictionary", skips = false,
+        "kept: a filter of this writer rejected a value of its own dictionary")
   case object FilterSaturated extends Decision("filter_saturated", skips = false, "kept: filter saturated")
-  case object KeyNotRepresentable extends Decision("key_not_representable", skips = false, "kept: key not exact in the file's type")
-  case object ColumnNotInFile extends Decision("column_not_in_file", skips = false, "kept: column not found in the file")
+  case object KeyNotRepresentable
+      extends Decision("key_not_representable", skips = false, "kept: key not exact in the file's type")
+  case object ColumnNotInFile
+      extends Decision("column_not_in_file", skips = false, "kept: column not found in the file")
   case object RebasedCalendar extends Decision("rebased_calendar", skips = false, "kept: dates rebased by the writer")
   case object FooterUnreadable extends Decision("footer_unreadable", skips = false, "kept: footer unreadable")
   case object FileChanged extends Decision("file_changed", skips = false, "kept: file changed since listed")
@@ -43,14 +49,19 @@ private[sparkbloom] object Decision {
 
   // Kept unjudged, the whole scan.
   case object SwitchedOff extends Decision("sparkbloom_off", skips = false, "not judged: sparkbloom off")
-  case object NoPointPredicate extends Decision("no_point_predicate", skips = false, "not judged: no =, IN or <=> on a literal")
-  case object JoinKeysOverLimit extends Decision("join_keys_over_limit", skips = false, "not judged: too many join keys")
-  case object FormatMemberMissing extends Decision("format_member_missing", skips = false, "not judged: the format's scan is not the one supported")
+  case object NoPointPredicate
+      extends Decision("no_point_predicate", skips = false, "not judged: no =, IN or <=> on a literal")
+  case object JoinKeysOverLimit
+      extends Decision("join_keys_over_limit", skips = false, "not judged: too many join keys")
+  case object FormatMemberMissing
+      extends Decision("format_member_missing", skips = false, "not judged: the format's scan is not the one supported")
   case object DecidedWhenRun extends Decision("decided_when_run", skips = false,
-    "not judged yet: decided when the plan runs, by a join's keys")
-  case object NotParquetFiles extends Decision("not_parquet_files", skips = false, "not judged: files other than Parquet")
+        "not judged yet: decided when the plan runs, by a join's keys")
+  case object NotParquetFiles
+      extends Decision("not_parquet_files", skips = false, "not judged: files other than Parquet")
 
-  val all: Seq[Decision] = Seq(Statistics, Filter, Index, Maybe, NoFilter, FilterUnusable, FilterSaturated,
+  val all: Seq[Decision] = Seq(Statistics, Filter, Index, Maybe, NoFilter, FilterUnusable, WriterKnownBad,
+    FilterFailsDictionary, FilterSaturated,
     KeyNotRepresentable, ColumnNotInFile, RebasedCalendar, FooterUnreadable, FileChanged, ProbingStopped,
     NoRowGroups, FilePruningOff, SwitchedOff, NoPointPredicate, JoinKeysOverLimit, FormatMemberMissing,
     NotParquetFiles, DecidedWhenRun)

@@ -42,7 +42,8 @@ private[sparkbloom] object ExecutorProbing {
       legacyCalendarSession: Boolean,
       parallelism: Int,
       useCache: Boolean,
-      opener: FileOpener): (IndexedSeq[FileVerdict], Long) = {
+      opener: FileOpener,
+      checkFilters: Boolean): (IndexedSeq[FileVerdict], Long) = {
     val sc = session.sparkContext
     val conf = new SerializableConfiguration(hadoopConf)
     // The statuses themselves, Java-serialized whatever spark.serializer is: an object store's
@@ -63,7 +64,7 @@ private[sparkbloom] object ExecutorProbing {
           if (SparkEnv.get.executorId != DriverExecutorId) ProbeCache.shared.followDriver(invalidations)
           // No decryption keys travel: the driver probes itself when a crypto factory is set.
           val pruner = new FilePruner(conf.value, Some(ProbeCache.Scoped(ProbeCache.shared, "")).filter(_ => useCache),
-            caseSensitive, legacyCalendarSession, parallelism, opener)
+            caseSensitive, legacyCalendarSession, parallelism, opener, checkFilters)
           val verdicts = pruner.judge(statuses, predicate)
             .map(v =>
               Compact(v.rowGroups, v.decisions.toArray, v.midpoints.map(_.toArray), v.rowKeys, v.unjudged,

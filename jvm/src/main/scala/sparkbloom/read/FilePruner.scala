@@ -57,7 +57,7 @@ private[sparkbloom] object FileVerdict {
  */
 private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Option[ProbeCache.Scoped],
     caseSensitive: Boolean, legacyCalendarSession: Boolean, parallelism: Int,
-    opener: FileOpener = FileOpener.HadoopFileSystem) {
+    opener: FileOpener = FileOpener.HadoopFileSystem, checkFilters: Boolean = true) {
   import FilePruner._
 
   private val filterBytes = new AtomicLong()
@@ -110,13 +110,56 @@ private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Opt
     catch { case NonFatal(e) => unjudged(s"sparkbloom could not judge $path; the file is read: $e") }
   }
 
+  /** `lookup`, or why its filter is not to be trusted ([[FilterChecks]]). */
+  private def checked(path: String, file: OpenedFile, footer: FooterSummary, rowGroup: Int, column: String,
+      lookup: FilterLookup): FilterLookup = lookup match {
+    case present: FilterLookup.Present if checkFilters =>
+      val chunk = footer.rowGroups(rowGroup).columns(column)
+      val writer = footer.createdBy
+      val columnType = chunk.primitiveType
+      def typeName = s"${columnType.getPrimitiveTypeName}" +
+        Option(columnType.getLogicalTypeAnnotation).fold("")(a => s" ($a)")
+      lazy val verdicts = BloomRuntime.get(FilterChecks.DictionaryVerdicts)
+      def dictionaryRejects: Boolean =
+        chunk.dictionaryBytes > 0 && chunk.dictionaryBytes <= FilterChecks.DictionaryMaxBytes && !chunk.encrypted &&
+          verdicts.wantsCheck(writer, columnType) &&
+          file.dictionary(rowGroup, column).flatMap { case (descriptor, page) =>
+            FilterChecks.admitsDictionary(present, descriptor, page)
+          }.contains(false)
+      FilterChecks.knownBad(writer, columnType) match {
+        case Some(bad) =>
+          WarnOnce(log, s"writer|$writer|${bad.source}",
+            s"sparkbloom does not use the Bloom filters that '$writer' wrote: ${bad.defect} (${bad.source}); " +
+              "its files are read")
+          FilterLookup.Distrusted(Decision.WriterKnownBad, bad.defect)
+        case None if FilterChecks.emptyButHoldsValues(present, chunk) =>
+          FilterLookup.Distrusted(Decision.FilterUnusable, "no bit of the filter is set, but the chunk holds values")
+        case None if verdicts.distrusts(writer, columnType) =>
+          FilterLookup.Distrusted(Decision.FilterFailsDictionary, s"'$writer' wrote a wrong filter for $typeName")
+        case None if dictionaryRejects =>
+          verdicts.foundWrong(writer, columnType)
+          WarnOnce(log, s"dictionary|$writer|$typeName",
+            s"sparkbloom does not use the Bloom filters that '$writer' wrote for $typeName columns: the filter of " +
+              s"column '$column' in $path, row group $rowGroup, rejects a value of its own dictionary; " +
+              "their files are read")
+          FilterLookup.Distrusted(Decision.FilterFailsDictionary, s"'$writer' wrote a wrong filter for $typeName")
+        case None => present
+      }
+    case other => other
+  }
+
   private def judgeRowGroups(path: String, status: FileStatus, file: OpenedFile, footer: FooterSummary,
       predicate: PointPredicate): FileVerdict = {
     val legacyCalendar = legacyCalendarSession || footer.writtenWithLegacyCalendar
     val worstFpp = scala.collection.mutable.LinkedHashMap.empty[String, Double]
     val judge = new RowGroupJudge(footer, caseSensitive, legacyCalendar,
       (rowGroup, column) =>
-        file.filter(rowGroup, column) match {
+        checked(path, file, footer, rowGroup, column, file.filter(rowGroup, column)) match {
+          case distrusted @ FilterLookup.Distrusted(Decision.FilterUnusable, reason) =>
+            warnOnce(path, column,
+              s"sparkbloom ignores the Bloom filter of column '$column' in $path, " +
+                s"row group $rowGroup: $reason; the data is read instead")
+            distrusted
           case broken @ FilterLookup.Broken(reason) =>
             warnOnce(path, column,
               s"sparkbloom ignores the Bloom filter of column '$column' in $path, " +

@@ -28,4 +28,7 @@ private[sparkbloom] object FilterLookup {
 
   /** The file claims a filter that cannot be used; the data is read instead. */
   final case class Broken(reason: String) extends FilterLookup { def bytes: Long = 64L + reason.length }
+
+  /** A filter read but not trusted ([[FilterChecks]]): `why` keeps its chunk. Never cached. */
+  final case class Distrusted(why: Decision, reason: String) extends FilterLookup { def bytes: Long = 64 }
 }

@@ -39,9 +39,12 @@ private[sparkbloom] object FileKey {
  * @param filterLength  `bloom_filter_length`, or -1 for files written before it existed
  * @param dictionaryOnly every data page is dictionary-encoded (parquet-java then writes no
  *                      filter of its own; the dictionary answers membership exactly)
+ * @param nonNullValues whether the chunk holds a value that is not null, where its statistics say
+ * @param dictionaryBytes the dictionary page's bytes with its header, or -1 without one
  */
 private[sparkbloom] final case class ChunkSummary(primitiveType: PrimitiveType, valueCount: Long, min: Option[Any],
-    max: Option[Any], filterOffset: Long, filterLength: Int, encrypted: Boolean, dictionaryOnly: Boolean) {
+    max: Option[Any], filterOffset: Long, filterLength: Int, encrypted: Boolean, dictionaryOnly: Boolean,
+    nonNullValues: Option[Boolean] = None, dictionaryBytes: Long = -1) {
   def hasFilter: Boolean = filterOffset >= 0
 }
 
@@ -116,6 +119,20 @@ private[sparkbloom] object FooterSummary {
         })
     ChunkSummary(primitive, c.getValueCount, stats.map(_.genericGetMin), stats.map(_.genericGetMax),
       c.getBloomFilterOffset, SparkShims.bloomFilterLength(c), fileEncrypted || c.isEncrypted,
-      Option(c.getEncodingStats).exists(s => s.hasDictionaryPages && !s.hasNonDictionaryEncodedPages))
+      Option(c.getEncodingStats).exists(s => s.hasDictionaryPages && !s.hasNonDictionaryEncodedPages),
+      nonNullValues(c), dictionaryBytes(c))
+  }
+
+  private def nonNullValues(c: ColumnChunkMetaData): Option[Boolean] =
+    Option(c.getStatistics).filterNot(_.isEmpty).flatMap { s =>
+      if (s.hasNonNullValue) Some(true)
+      else if (s.isNumNullsSet) Some(s.getNumNulls < c.getValueCount)
+      else None
+    }
+
+  private def dictionaryBytes(c: ColumnChunkMetaData): Long = {
+    val offset = c.getDictionaryPageOffset
+    if (offset > 0 && c.hasDictionaryPage && c.getFirstDataPageOffset > offset) c.getFirstDataPageOffset - offset
+    else -1
   }
 }

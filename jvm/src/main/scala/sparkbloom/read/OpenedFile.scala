@@ -121,6 +121,22 @@ private[sparkbloom] final class OpenedFile(status: FileStatus, hadoopConf: Confi
     catch { case NonFatal(e) => FilterLookup.Broken(e.toString) }
   }
 
+  /**
+   * A column chunk's dictionary page as parquet-java reads it, with the column it belongs to
+   * (to check the chunk's filter against, [[FilterChecks]]); None without one.
+   */
+  def dictionary(rowGroup: Int, column: String)
+      : Option[(org.apache.parquet.column.ColumnDescriptor, org.apache.parquet.column.page.DictionaryPage)] = {
+    val footer = parquetReader.getFooter
+    val block = footer.getBlocks.get(rowGroup)
+    block.getColumns.asScala.find(_.getPath.toDotString == column).flatMap { meta =>
+      val descriptor = footer.getFileMetaData.getSchema.getColumnDescription(meta.getPath.toArray)
+      // through its public interface: the reader's class is parquet-java's own
+      val pages: org.apache.parquet.column.page.DictionaryPageReadStore = parquetReader.getDictionaryReader(block)
+      Option(pages.readDictionaryPage(descriptor)).map((descriptor, _))
+    }
+  }
+
   /** Filter bytes read from the file (not from the cache) so far. */
   def filterBytesRead: Long = bytesRead
 

@@ -40,6 +40,7 @@ private[read] final class ProbeCandidates private (
         if (i < until) Decision.Maybe else Decision.Filter
       case FilterLookup.Missing => Decision.NoFilter
       case FilterLookup.Broken(_) => Decision.FilterUnusable
+      case FilterLookup.Distrusted(why, _) => why
     }
   }
 

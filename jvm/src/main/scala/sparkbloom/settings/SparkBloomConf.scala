@@ -123,6 +123,12 @@ object SparkBloomConf {
     "Above this many files left to judge by their footers, footers and filters are read by a Spark job " +
       "on the executors instead of the driver; 0 never.", 20000, _ >= 0, "It must be 0 or more.")
 
+  /** See [[sparkbloom.read.FilterChecks]] and docs/compatibility.md for what is checked and its cost. */
+  val CheckFilters: Setting[Boolean] = TypedSettings.boolean("spark.sparkbloom.pruning.checkFilters",
+    "Whether each file's filter is checked before it decides (its writer's release against the releases known " +
+      "to write wrong filters, an empty bitset, and the first chunks of each writer against their dictionaries). " +
+      "Turn off only for files from writers you trust.", true)
+
   /** Registers every entry with Spark (the extension calls it before any session is built). */
   private[sparkbloom] def register(): Unit = ()
 
@@ -134,6 +140,7 @@ object SparkBloomConf {
   def joinMaxKeys(conf: SQLConf): Int = JoinMaxKeys.in(conf)
   def enabled(conf: SQLConf): Boolean = Enabled.in(conf)
   def pruneFiles(conf: SQLConf): Boolean = PruneFiles.in(conf)
+  def checkFilters(conf: SQLConf): Boolean = CheckFilters.in(conf)
   def pruneRowGroups(conf: SQLConf): Boolean = PruneRowGroups.in(conf)
 
   /** The smallest row group in which rows are narrowed; None when they never are. */
