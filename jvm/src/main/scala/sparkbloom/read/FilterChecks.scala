@@ -73,7 +73,7 @@ private[sparkbloom] object FilterChecks {
 
   /** Whether an all-clear bitset is wrong for `chunk`: it holds a value that is not null. */
   def emptyButHoldsValues(filter: FilterLookup.Present, chunk: ChunkSummary): Boolean =
-    filter.fpp == 0.0 && chunk.nonNullValues.contains(true)
+    chunk.nonNullValues.contains(true) && filter.empty
 
   /**
    * Whether every value of `dictionary` may be in `filter`, or None where the dictionary

@@ -13,8 +13,14 @@ private[sparkbloom] object FilterLookup {
   final case class Present(filter: SplitBlockBloomFilter) extends FilterLookup {
     def bytes: Long = filter.numBytes.toLong + 64
 
-    /** The probability its bits answer "maybe" for a value not in it; once per filter read (the cache keeps it). */
-    lazy val fpp: Double = FilterEstimates.fpp(filter)
+    /**
+     * The probability its bits answer "maybe" for a value not in it, estimated from a sample
+     * of its blocks ([[FilterEstimates.sampledFpp]]); once per filter read (the cache keeps it).
+     */
+    lazy val fpp: Double = FilterEstimates.sampledFpp(filter)
+
+    /** No bit set. */
+    lazy val empty: Boolean = FilterEstimates.empty(filter)
 
     /** So full that it rules out almost nothing: not used, and named in the report. */
     def saturated: Boolean = fpp >= SaturatedFpp

@@ -118,6 +118,24 @@ class SplitBlockBloomFilterSuite extends AnyFunSuite with ScalaCheckPropertyChec
     }
   }
 
+  test("a sampled fpp is exact for small filters and close for large ones; empty means no bit") {
+    val rnd = new scala.util.Random(5)
+    for ((blocks, n) <- Seq((16, 40), (256, 2000), (32768, 40000), (32768, 400000), (4096, 200000))) {
+      val filter = SplitBlockBloomFilter.withBlocks(blocks)
+      Seq.fill(n)(rnd.nextLong()).foreach(filter.insert)
+      val exact = FilterEstimates.fpp(filter)
+      val sampled = FilterEstimates.sampledFpp(filter)
+      if (blocks <= 256) assert(sampled == exact)
+      // a nearly empty filter's rate hangs on its few fullest blocks: there 1e-6 is close enough
+      else assert(math.abs(sampled - exact) <= math.max(0.25 * exact, 1e-6), (blocks, n, sampled, exact))
+      assert(!FilterEstimates.empty(filter))
+    }
+    assert(FilterEstimates.empty(SplitBlockBloomFilter.withBlocks(1024)))
+    val one = SplitBlockBloomFilter.withBlocks(1024)
+    one.insert(42L)
+    assert(!FilterEstimates.empty(one) && FilterEstimates.sampledFpp(one) < 1e-9)
+  }
+
   test("folding to a target fpp keeps every value and meets the target") {
     val rnd = new scala.util.Random(11)
     for (n <- Seq(0, 10, 1000, 20000)) {
