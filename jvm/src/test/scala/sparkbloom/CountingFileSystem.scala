@@ -19,27 +19,39 @@ class CountingFileSystem extends RawLocalFileSystem {
   override def getScheme: String = "countfs"
 
   override def open(f: Path, bufferSize: Int): FSDataInputStream = {
-    CountingFileSystem.calls.incrementAndGet()
+    CountingFileSystem.count(f)
     if (org.apache.spark.TaskContext.get() == null) CountingFileSystem.driverOpens.incrementAndGet()
     super.open(f, bufferSize)
   }
   override def listStatus(f: Path): Array[FileStatus] = {
     // Every judged scan lists where a table index would be (one request on an object store);
     // counted apart, so that `calls` counts what reaches the table's files.
-    val counter = if (f.getName == IndexLayout.DirName) CountingFileSystem.indexListings else CountingFileSystem.calls
-    counter.incrementAndGet()
+    if (f.getName == IndexLayout.DirName) CountingFileSystem.indexListings.incrementAndGet()
+    else CountingFileSystem.count(f)
     super.listStatus(f)
   }
   override def getFileStatus(f: Path): FileStatus = {
-    CountingFileSystem.calls.incrementAndGet(); super.getFileStatus(f)
+    CountingFileSystem.count(f); super.getFileStatus(f)
   }
   override def listLocatedStatus(f: Path): RemoteIterator[LocatedFileStatus] = {
-    CountingFileSystem.calls.incrementAndGet(); super.listLocatedStatus(f)
+    CountingFileSystem.count(f); super.listLocatedStatus(f)
   }
 }
 
 object CountingFileSystem {
   val calls = new AtomicLong()
+
+  /** The calls per path (as the file system was asked), for counts of one test's files alone. */
+  private val byPath = new java.util.concurrent.ConcurrentHashMap[String, AtomicLong]()
+
+  private def count(f: Path): Unit = {
+    calls.incrementAndGet()
+    byPath.computeIfAbsent(f.toUri.getPath, _ => new AtomicLong()).incrementAndGet()
+  }
+
+  /** Calls so far on paths under `dir` (a local path): background work elsewhere is not counted. */
+  def callsUnder(dir: String): Long =
+    byPath.entrySet().stream().filter(e => e.getKey.startsWith(dir)).mapToLong(_.getValue.get).sum()
 
   /** Listings of a table index's directory. */
   val indexListings = new AtomicLong()
