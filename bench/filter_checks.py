@@ -6,7 +6,7 @@
 
 Two tables of ``--files`` files: unique uuids with sparkbloom's filter (the lookup tables'
 shape: chunks too large for the dictionary check), and the same keys written by DuckDB
-modulo 5,000 (dictionary-encoded chunks with small dictionaries and DuckDB's filters: the
+modulo 500 (dictionary-encoded chunks with small dictionaries and DuckDB's filters: the
 dictionary check reads a dictionary page for the first chunks of the writer). Each round
 clears the runtime's caches (``CLEAR CACHE``: every footer and filter is read again and the
 dictionary check runs again), then probes an absent key once with
@@ -39,7 +39,7 @@ def main() -> None:
     parser.set_defaults(repeats=10)
     args = parser.parse_args()
     spark, work, out = fresh_run(args, "sparkbloom-bench-filter-checks")
-    tables = {"sparkbloom, unique uuids": str(work / "uuids"), "DuckDB, 5,000 keys": str(work / "duckdb")}
+    tables = {"sparkbloom, unique uuids": str(work / "uuids"), "DuckDB, 500 keys": str(work / "duckdb")}
     keys = spark.range(args.rows).select(F.expr("uuid()").alias("uuid"), F.col("id"))
     keys.repartition(args.files).write.option("bloom_filter_columns", "uuid").parquet(
         tables["sparkbloom, unique uuids"]
@@ -49,7 +49,7 @@ def main() -> None:
     (work / "duckdb").mkdir(parents=True)
     for i in range(args.files):
         con.execute(
-            f"COPY (SELECT 'key-' || ((range * 7919) % 5000) AS uuid, range AS id "
+            f"COPY (SELECT 'key-' || ((range * 7919) % 500) AS uuid, range AS id "
             f"FROM range({i * per_file}, {(i + 1) * per_file})) TO '{work}/duckdb/part-{i}.parquet' (FORMAT parquet)"
         )
     con.close()
@@ -58,7 +58,7 @@ def main() -> None:
     for name, path in tables.items():
         probe: dict[str, list[int]] = {"on": [], "off": []}
         skipped: dict[str, set[int]] = {"on": set(), "off": set()}
-        absent = ABSENT_UUID if name.startswith("sparkbloom") else "key-2500x"
+        absent = ABSENT_UUID if name.startswith("sparkbloom") else "key-250x"
         for round_ in range(args.repeats + 1):
             for checks in ("on", "off") if round_ % 2 == 0 else ("off", "on"):
                 spark.sql("CLEAR CACHE")
