@@ -46,11 +46,12 @@ private[sparkbloom] object JoinKeys extends PredicateHelper {
 
   /**
    * What a scan learns from its key subqueries once they have run; `overLimit`: a column's
-   * keys were left out for being too many.
+   * keys were left out for being too many. Equal by what prunes: a listing judged without keys
+   * stands for one whose keys were all over the limit, and is not judged again.
    */
-  final case class Runtime(predicate: Option[PointPredicate], keys: Long, overLimit: Boolean = false)
+  final case class Runtime(predicate: Option[PointPredicate], keys: Long)(val overLimit: Boolean = false)
 
-  val NoKeys: Runtime = Runtime(None, 0)
+  val NoKeys: Runtime = Runtime(None, 0)()
 
   /**
    * The keys of evaluated subqueries (Spark planned each as a `DynamicPruningExpression`
@@ -68,10 +69,10 @@ private[sparkbloom] object JoinKeys extends PredicateHelper {
    *  than `maxKeys` keys is left out (probing it would cost more than it saves). */
   def of(keyed: Seq[PointPredicate.ColumnIn], maxKeys: Int): Runtime = {
     val (probed, tooMany) = keyed.partition(_.values.size <= maxKeys)
-    (probed match {
-      case Seq() => NoKeys
-      case Seq(single) => Runtime(Some(single), single.values.size)
-      case many => Runtime(Some(PointPredicate.All(many)), many.map(_.values.size.toLong).sum)
-    }).copy(overLimit = tooMany.nonEmpty)
+    probed match {
+      case Seq() => Runtime(None, 0)(tooMany.nonEmpty)
+      case Seq(single) => Runtime(Some(single), single.values.size)(tooMany.nonEmpty)
+      case many => Runtime(Some(PointPredicate.All(many)), many.map(_.values.size.toLong).sum)(tooMany.nonEmpty)
+    }
   }
 }

@@ -16,7 +16,8 @@ import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRela
 import sparkbloom.catalyst.{BloomPruningExec, BloomPruningFileIndex, CurrentFiles, FileColumns, JudgedScan, ParquetFilesSource, ScanPruningRule, ScanSource, ScanVerdict}
 import sparkbloom.predicate.PointPredicate
 import sparkbloom.index.{IndexedTable, IndexMaintenance, WrittenTable}
-import sparkbloom.read.PruningStats
+import sparkbloom.read.{Decision, PruningStats}
+import sparkbloom.settings.SparkBloomConf
 
 /**
  * Delta Lake's snapshots, pruned on the files Delta's partition pruning and min/max skipping
@@ -64,7 +65,9 @@ final class DeltaSource extends ScanSource with Logging {
           .decide()
       } else {
         // as for Parquet scans with nothing to judge: the last pruning is none
-        PruningStats.recordLast(session, PruningStats.Empty)
+        val reason =
+          if (!SparkBloomConf.enabled(session.sessionState.conf)) Decision.SwitchedOff else Decision.NoPointPredicate
+        PruningStats.recordLast(session, PruningStats.unjudged(0, reason))
         scan
       }
   }

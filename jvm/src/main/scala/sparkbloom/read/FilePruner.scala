@@ -123,7 +123,8 @@ private[sparkbloom] final class FilePruner(hadoopConf: Configuration, cache: Opt
       def dictionaryRejects: Boolean =
         chunk.dictionaryBytes > 0 && chunk.dictionaryBytes <= FilterChecks.DictionaryMaxBytes && !chunk.encrypted &&
           verdicts.wantsCheck(writer, columnType) &&
-          file.dictionary(rowGroup, column).flatMap { case (descriptor, page) =>
+          // a dictionary that cannot be read says nothing of the filter: it is used
+          scala.util.Try(file.dictionary(rowGroup, column)).toOption.flatten.flatMap { case (descriptor, page) =>
             FilterChecks.admitsDictionary(present, descriptor, page)
           }.contains(false)
       FilterChecks.knownBad(writer, columnType) match {

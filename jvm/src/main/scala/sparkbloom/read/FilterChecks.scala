@@ -14,7 +14,7 @@ import sparkbloom.hashing.LiteralProbe
 import sparkbloom.runtime.{BloomRuntime, PartKind, RuntimePart}
 
 /**
- * What a file's filter must pass before it decides anything (`spark.sparkbloom.read.checkFilters`):
+ * What a file's filter must pass before it decides anything (`spark.sparkbloom.pruning.checkFilters`):
  * one wrong filter from one writer release is a silent false negative for every reader of
  * its files, so a filter is not used when
  *

@@ -36,5 +36,8 @@ private[sparkbloom] object FilterLookup {
   final case class Broken(reason: String) extends FilterLookup { def bytes: Long = 64L + reason.length }
 
   /** A filter read but not trusted ([[FilterChecks]]): `why` keeps its chunk. Never cached. */
-  final case class Distrusted(why: Decision, reason: String) extends FilterLookup { def bytes: Long = 64 }
+  final case class Distrusted(why: Decision, reason: String) extends FilterLookup {
+    require(!why.skips, s"a filter not trusted cannot rule out: $why")
+    def bytes: Long = 64
+  }
 }
