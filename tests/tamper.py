@@ -7,6 +7,7 @@ upper half, one bit per word by the lower half times a salt)."""
 
 from __future__ import annotations
 
+import os
 import struct
 
 import pyarrow.parquet as pq
@@ -64,6 +65,16 @@ def filter_locations(path: str, column: str) -> list[tuple[int, str]]:
     return found
 
 
+def _write(path: str, data: bytes) -> None:
+    """`data` in place of the file, and its checksum file gone: Hadoop's local file system
+    (Spark's, Delta's and Iceberg's writes) would otherwise refuse the new bytes."""
+    with open(path, "wb") as f:
+        f.write(data)
+    crc = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.crc")
+    if os.path.exists(crc):
+        os.remove(crc)
+
+
 def clear_value(path: str, column: str, value: object) -> None:
     """Clears every bit `value` sets in `column`'s filters: each now says the value is absent."""
     data = bytearray(open(path, "rb").read())
@@ -73,7 +84,7 @@ def clear_value(path: str, column: str, value: object) -> None:
             at = start + word * 4
             (current,) = struct.unpack_from("<I", data, at)
             struct.pack_into("<I", data, at, current & ~(1 << bit))
-    open(path, "wb").write(bytes(data))
+    _write(path, bytes(data))
 
 
 def rehash_as(path: str, column: str, values: list[object], physical: str) -> None:
@@ -87,7 +98,7 @@ def rehash_as(path: str, column: str, values: list[object], physical: str) -> No
             for word, bit in bits(xxhash.xxh64_intdigest(plain(v, physical)), num_bytes // 32):
                 words[word] |= 1 << bit
         data[start : start + num_bytes] = struct.pack(f"<{len(words)}I", *words)
-    open(path, "wb").write(bytes(data))
+    _write(path, bytes(data))
 
 
 def replace_created_by(path: str, created_by: str) -> None:
@@ -99,4 +110,4 @@ def replace_created_by(path: str, created_by: str) -> None:
     footer_start = len(data) - 8 - struct.unpack_from("<i", data, len(data) - 8)[0]
     at = data.index(old, footer_start)
     data[at : at + len(old)] = new
-    open(path, "wb").write(bytes(data))
+    _write(path, bytes(data))

@@ -572,29 +572,6 @@ def test_a_delta_lookup_again_reads_no_footer_or_filter_again(spark: SparkSessio
     assert pruning["filter_bytes_read"] > 0, pruning
 
 
-def test_a_wrong_filter_in_a_delta_file_is_not_trusted(spark: SparkSession, table_dir: Path) -> None:
-    """A Delta file whose filter loses a value its dictionary holds (the bits cleared in place,
-    tests/tamper.py) is not judged by it, and says why. Delta's own task reader still applies
-    the file's filter with Parquet pushdown on: the lookup runs with it off, as the oracle does."""
-    import tamper
-
-    frame = spark.range(0, 3000, 1, 1).select(
-        "id", F.concat(F.lit("key-"), (F.col("id") % 300).cast("string")).alias("k")
-    )
-    frame.write.format("delta").option("bloom_filter_columns", "k").save(str(table_dir))
-    (name,) = current_files(spark, f"delta.`{table_dir}`")
-    tamper.clear_value(str(table_dir / name), "k", "key-3")
-    query = f"SELECT id FROM delta.`{table_dir}` WHERE k = 'key-3'"
-    spark.sql("CLEAR CACHE")  # a runtime that has not checked this writer yet
-    try:
-        got = rows(spark, query, {"spark.sql.parquet.filterPushdown": "false"})
-        report = sparkbloom.last_pruning(spark)
-    finally:
-        spark.sql("CLEAR CACHE")
-    assert got == [(i,) for i in range(3, 3000, 300)] == answer_without_pruning(spark, query)
-    assert report["files_by_decision"] == {"filter_fails_dictionary": 1}, report
-
-
 def test_a_delta_lookup_is_sized_by_what_it_keeps_and_broadcast(spark: SparkSession, tmp_path: Path) -> None:
     """A lookup that keeps 1 of 200 files is sized as that file while the plan is optimized,
     as on plain Parquet: joined to a table above the broadcast threshold, it is broadcast

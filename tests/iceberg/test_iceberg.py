@@ -541,33 +541,6 @@ def test_table_index_covers_the_current_snapshot_and_serves_every_snapshot(spark
     assert sparkbloom.drop_index(spark, table) is True
 
 
-def test_a_wrong_filter_in_an_iceberg_file_is_not_trusted_and_said(spark: SparkSession, table: str) -> None:
-    """An Iceberg file whose filter loses a value its dictionary holds (the bits cleared in
-    place, tests/tamper.py) is not judged by it, and the report says why. Iceberg's own task
-    reader still applies the file's filter: the answer is Iceberg's own, with or without sparkbloom."""
-    import tamper
-
-    # dictionary-encoded pages of 200 rows until the dictionary reaches ~4 KiB, then plain ones:
-    # parquet-java writes no filter for a chunk whose every page is dictionary-encoded
-    spark.sql(
-        f"CREATE TABLE {table} (id BIGINT, k STRING) USING iceberg TBLPROPERTIES ('bloom_filter_columns' = 'k', "
-        "'write.parquet.dict-size-bytes' = '4096', 'write.parquet.page-row-limit' = '200')"
-    )
-    spark.range(0, 3000, 1, 1).select(
-        "id", F.concat(F.lit("key-"), (F.col("id") % 300).cast("string")).alias("k")
-    ).sortWithinPartitions("k").writeTo(table).append()
-    (file,) = data_files(spark, table)
-    tamper.clear_value(file.removeprefix("file:"), "k", "key-3")
-    query = f"SELECT id FROM {table} WHERE k = 'key-3'"
-    spark.sql("CLEAR CACHE")  # a runtime that has not checked this writer yet
-    try:
-        got, report = lookup(spark, query)
-    finally:
-        spark.sql("CLEAR CACHE")
-    assert report["files_by_decision"] == {"filter_fails_dictionary": 1}, report
-    assert got == with_conf(spark, OFF, lambda: sorted(tuple(r) for r in spark.sql(query).collect()))
-
-
 def test_footers_are_read_through_the_tables_own_file_io(spark: SparkSession) -> None:
     """Files that only the table's FileIO reads (Iceberg's in-memory IO; Hadoop has no file
     system for their scheme, as it has no credentials for a catalog that vends them) are
