@@ -20,7 +20,7 @@ private[sparkbloom] trait FileOpener extends Serializable {
    * Whether a path names one file for ever (a table format's data files, which the format
    * never writes twice), so that a file's path and length are its version: its footer and
    * filters may be cached and its index entry used without an etag or a confirmed listing.
-   * The format's own metadata (Delta's log, Iceberg's manifests) makes the same assumption
+   * The format's own metadata (its log or manifests) makes the same assumption
    * about the same files.
    */
   def immutableFiles: Boolean
@@ -48,6 +48,6 @@ private[sparkbloom] object FileOpener {
   /** Files that may be rewritten in place (a Parquet directory's). */
   object HadoopFileSystem extends HadoopFiles(immutableFiles = false)
 
-  /** The data files of a table format's snapshot (Delta's), read through Hadoop's file system. */
+  /** The data files of a table format's snapshot, read through Hadoop's file system. */
   object SnapshotFiles extends HadoopFiles(immutableFiles = true)
 }
