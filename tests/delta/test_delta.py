@@ -572,6 +572,43 @@ def test_a_delta_lookup_again_reads_no_footer_or_filter_again(spark: SparkSessio
     assert pruning["filter_bytes_read"] > 0, pruning
 
 
+def test_a_wrong_filter_in_a_delta_file_is_not_trusted(spark: SparkSession, table_dir: Path) -> None:
+    """A Delta file whose filter loses a value its dictionary holds (the bits cleared in place,
+    tests/tamper.py) is not judged by it, and says why. The file is Delta's own write with
+    parquet-java's filter, as a table written without sparkbloom has (sparkbloom's writer turns
+    dictionaries off for its filter columns): pages of 200 rows stay dictionary-encoded until
+    the dictionary reaches 1 KiB (its first ~90 keys). Delta's own task reader still applies the file's filter with
+    Parquet pushdown on: the lookup runs with it off, as the oracle does."""
+    import tamper
+
+    frame = spark.range(0, 3000, 1, 1).select(
+        "id", F.concat(F.lit("key-"), (F.col("id") % 300).cast("string")).alias("k")
+    )
+    writer_conf = {
+        "parquet.bloom.filter.enabled#k": "true",
+        "parquet.dictionary.page.size": "1024",
+        "parquet.page.row.count.limit": "200",
+    }
+    try:
+        for key, value in writer_conf.items():
+            spark.conf.set(key, value)
+        frame.sortWithinPartitions("k").write.format("delta").save(str(table_dir))
+    finally:
+        for key in writer_conf:
+            spark.conf.unset(key)
+    (name,) = current_files(spark, f"delta.`{table_dir}`")
+    tamper.clear_value(str(table_dir / name), "k", "key-0")
+    query = f"SELECT id FROM delta.`{table_dir}` WHERE k = 'key-0'"
+    spark.sql("CLEAR CACHE")  # a runtime that has not checked this writer yet
+    try:
+        got = rows(spark, query, {"spark.sql.parquet.filterPushdown": "false"})
+        report = sparkbloom.last_pruning(spark)
+    finally:
+        spark.sql("CLEAR CACHE")
+    assert got == [(i,) for i in range(0, 3000, 300)] == answer_without_pruning(spark, query)
+    assert report["files_by_decision"] == {"filter_fails_dictionary": 1}, report
+
+
 def test_a_delta_lookup_is_sized_by_what_it_keeps_and_broadcast(spark: SparkSession, tmp_path: Path) -> None:
     """A lookup that keeps 1 of 200 files is sized as that file while the plan is optimized,
     as on plain Parquet: joined to a table above the broadcast threshold, it is broadcast

@@ -541,6 +541,37 @@ def test_table_index_covers_the_current_snapshot_and_serves_every_snapshot(spark
     assert sparkbloom.drop_index(spark, table) is True
 
 
+def test_a_wrong_filter_in_an_iceberg_file_is_not_trusted_and_said(spark: SparkSession, table: str) -> None:
+    """An Iceberg file whose filter loses a value its dictionary holds (the bits cleared in
+    place, tests/tamper.py) is not judged by it, and the report says why. Iceberg's own task
+    reader still applies the file's filter and loses the rows, with or without sparkbloom: the
+    answer is Iceberg's own, and the report is how a user learns the filter is wrong."""
+    import tamper
+
+    # Iceberg's own filter (sparkbloom's table property turns dictionaries off for its columns),
+    # over dictionary-encoded pages of 200 rows until the dictionary reaches 1 KiB (its first
+    # ~90 keys), then plain ones: parquet-java writes no filter for a chunk whose every page is
+    # dictionary-encoded
+    spark.sql(
+        f"CREATE TABLE {table} (id BIGINT, k STRING) USING iceberg TBLPROPERTIES "
+        "('write.parquet.bloom-filter-enabled.column.k' = 'true', "
+        "'write.parquet.dict-size-bytes' = '1024', 'write.parquet.page-row-limit' = '200')"
+    )
+    spark.range(0, 3000, 1, 1).select(
+        "id", F.concat(F.lit("key-"), (F.col("id") % 300).cast("string")).alias("k")
+    ).sortWithinPartitions("k").writeTo(table).append()
+    (file,) = data_files(spark, table)
+    tamper.clear_value(file.removeprefix("file:"), "k", "key-0")
+    query = f"SELECT id FROM {table} WHERE k = 'key-0'"
+    spark.sql("CLEAR CACHE")  # a runtime that has not checked this writer yet
+    try:
+        got, report = lookup(spark, query)
+    finally:
+        spark.sql("CLEAR CACHE")
+    assert report["files_by_decision"] == {"filter_fails_dictionary": 1}, report
+    assert got == with_conf(spark, OFF, lambda: sorted(tuple(r) for r in spark.sql(query).collect()))
+
+
 def test_footers_are_read_through_the_tables_own_file_io(spark: SparkSession) -> None:
     """Files that only the table's FileIO reads (Iceberg's in-memory IO; Hadoop has no file
     system for their scheme, as it has no credentials for a catalog that vends them) are
