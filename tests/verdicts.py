@@ -191,9 +191,27 @@ def assert_lookups_stay_apart(spark: SparkSession, table: str) -> None:
             spark.conf.unset("spark.sql.adaptive.enabled")
 
 
+# the corpus's filters are all right: a check that set one aside would cost its pruning
+DISTRUSTED = {"writer_known_bad", "filter_fails_dictionary", "filter_saturated", "filter_unusable"}
+
+
 def _kept(spark: SparkSession, answer: Any) -> dict[str, int]:
     pruning = sparkbloom.last_pruning(spark)
+    _assert_decisions_add_up(pruning)
     return {"rows": int(answer["c"]), "id_sum": int(answer["s"])} | {k: int(pruning.get(k, -1)) for k in KEPT}
+
+
+def _assert_decisions_add_up(pruning: dict[str, Any]) -> None:
+    """The decisions of a judged scan account for every file and row group it counted, those
+    skipped among them, and set no filter of the corpus aside."""
+    if pruning.get("scan_unjudged") is not None:
+        return
+    for unit in ("files", "row_groups"):
+        decisions = pruning[f"{unit}_by_decision"]
+        assert sum(decisions.values()) == pruning[f"{unit}_total"], pruning
+        skipped = sum(n for d, n in decisions.items() if d.startswith("skipped_by_"))
+        assert skipped == pruning[f"{unit}_skipped"], pruning
+        assert not DISTRUSTED & set(decisions), pruning
 
 
 def compare(source: str, recorded: dict[str, dict[str, int]]) -> None:
