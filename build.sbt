@@ -4,7 +4,11 @@
 // Spark and the parquet-java it ships are Provided: the cluster brings them, we must not.
 
 ThisBuild / organization := "io.sparkbloom"
-ThisBuild / version := "0.1.0"
+ThisBuild / description := "Parquet split block Bloom filter data skipping for Apache Spark"
+ThisBuild / licenses := List("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
+ThisBuild / versionScheme := Some("early-semver")
+// The one place of the version, shared with the Python package (python/pyproject.toml).
+ThisBuild / version := IO.read(file("python/sparkbloom/VERSION")).trim
 ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-unchecked")
 
@@ -67,6 +71,13 @@ def lineProject(line: SparkLine): Project =
       },
       // Spark is Provided: the cluster brings it. The POM says which Spark this jar is for.
       pomPostProcess := { node => SparkLines.withProvidedSpark(node, line) },
+      // Spark brings its own Scala library too: `--packages` fetches nothing beside the jar.
+      autoScalaLibrary := false,
+      libraryDependencies += "org.scala-lang" % "scala-library" % scalaVersion.value % Provided,
+      // dev/release: a Maven repository under dist/maven (jar, sources, scaladoc, POM, checksums)
+      publishTo := Some(Resolver.file("dist", (ThisBuild / baseDirectory).value / "dist" / "maven")(
+        Resolver.mavenStylePatterns)),
+      publishMavenStyle := true,
       // The JVM side reports its version and Spark line to Python; generated so they never drift.
       // In the bottom layer (sparkbloom.settings): the facade and the SQL functions both read it.
       Compile / sourceGenerators += Def.task {

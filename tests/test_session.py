@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -23,7 +24,9 @@ def test_jar_is_bundled_inside_the_package() -> None:
 
 
 def test_version_comes_from_the_driver_jvm(spark: SparkSession) -> None:
-    assert sparkbloom.version() == "0.1.0"
+    """The jar the driver loaded is the package's own release (python/sparkbloom/VERSION)."""
+    assert sparkbloom.version() == sparkbloom.__version__
+    assert re.fullmatch(r"\d+\.\d+\.\d+", sparkbloom.__version__)
 
 
 def test_extension_is_registered(spark: SparkSession) -> None:

@@ -6,6 +6,8 @@ The JVM extension does the work; this package ships its jar, sets sessions up an
 exposes the extension's configuration and helpers.
 """
 
+from importlib import resources as _resources
+
 from sparkbloom.errors import SparkBloomError, install_translation
 from sparkbloom.index import build_index, describe_index, drop_index
 from sparkbloom.inspect import INSPECT_COLUMNS, inspect, might_contain
@@ -13,6 +15,9 @@ from sparkbloom.jar import ICEBERG_LINES, SPARK_LINES, UnsupportedSparkVersion, 
 from sparkbloom.options import write_options
 from sparkbloom.pruning import PRUNING_KEYS, PruningReport, explain_pruning, last_pruning
 from sparkbloom.session import EXTENSION_CLASS, configure, session, version
+
+# the package's release; the jars it ships carry the same (their manifests, sparkbloom.version())
+__version__ = (_resources.files(__name__) / "VERSION").read_text().strip()
 
 __all__ = [
     "EXTENSION_CLASS",
@@ -23,6 +28,7 @@ __all__ = [
     "SPARK_LINES",
     "SparkBloomError",
     "UnsupportedSparkVersion",
+    "__version__",
     "build_index",
     "configure",
     "describe_index",
