@@ -76,7 +76,7 @@ def lineProject(line: SparkLine): Project =
       libraryDependencies += "org.scala-lang" % "scala-library" % scalaVersion.value % Provided,
       // dev/release: a Maven repository under dist/maven (jar, sources, scaladoc, POM, checksums)
       publishTo := Some(Resolver.file("dist", (ThisBuild / baseDirectory).value / "dist" / "maven")(
-        Resolver.mavenStylePatterns)),
+          Resolver.mavenStylePatterns)),
       publishMavenStyle := true,
       // The JVM side reports its version and Spark line to Python; generated so they never drift.
       // In the bottom layer (sparkbloom.settings): the facade and the SQL functions both read it.
