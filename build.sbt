@@ -8,7 +8,7 @@ ThisBuild / description := "Parquet split block Bloom filter data skipping for A
 ThisBuild / licenses := List("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
 ThisBuild / versionScheme := Some("early-semver")
 // The one place of the version, shared with the Python package (python/pyproject.toml).
-ThisBuild / version := IO.read(file("python/sparkbloom/VERSION")).trim
+ThisBuild / version := IO.read((ThisBuild / baseDirectory).value / "python" / "sparkbloom" / "VERSION").trim
 ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-unchecked")
 
@@ -78,6 +78,7 @@ def lineProject(line: SparkLine): Project =
       publishTo := Some(Resolver.file("dist", (ThisBuild / baseDirectory).value / "dist" / "maven")(
           Resolver.mavenStylePatterns)),
       publishMavenStyle := true,
+      Compile / packageBin / mappings += ((ThisBuild / baseDirectory).value / "LICENSE") -> "META-INF/LICENSE",
       // The JVM side reports its version and Spark line to Python; generated so they never drift.
       // In the bottom layer (sparkbloom.settings): the facade and the SQL functions both read it.
       Compile / sourceGenerators += Def.task {

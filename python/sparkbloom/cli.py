@@ -92,7 +92,9 @@ def _versions() -> str:
         except PackageNotFoundError:
             return "not installed"
 
-    return f"sparkbloom {of('sparkbloom')} (pyspark {of('pyspark')})"
+    from sparkbloom import __version__  # the package's own VERSION: current in an editable install too
+
+    return f"sparkbloom {__version__} (pyspark {of('pyspark')})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
