@@ -125,6 +125,8 @@ object Inspection {
               case FilterLookup.Missing => (Double.NaN, Double.NaN, 0L, "")
               case FilterLookup.Broken(reason) =>
                 (Double.NaN, Double.NaN, 0L, if (chunk.encrypted) s"encrypted: $reason" else reason)
+              // only the pruner's checks set a filter aside; a file's own lookup never does
+              case FilterLookup.Distrusted(_, reason) => (Double.NaN, Double.NaN, 0L, reason)
             }
             Row(path, rowGroup.ordinal, tableColumn(column), chunk.primitiveType.getPrimitiveTypeName.name,
               chunk.valueCount, lookup.isInstanceOf[FilterLookup.Present], chunk.filterOffset, bytes,
