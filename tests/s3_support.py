@@ -108,18 +108,18 @@ def newest_iceberg_line() -> str:
 
 
 def iceberg_jar(line: str) -> str:
-    """Iceberg's Spark runtime jar for a Spark line, which dev/setup fetched (dev/iceberg-jars)."""
+    """Iceberg's Spark runtime jar for a Spark line (dev/iceberg-jars: dev/setup fetches the newest line's)."""
     jars = sorted(str(jar) for jar in (ROOT / ".cache" / "iceberg" / line / "jars").glob("*.jar"))
     if len(jars) != 1:
-        raise AssertionError(f"Iceberg's runtime jar for Spark {line} is missing from .cache/iceberg: run dev/setup")
+        raise AssertionError(f"Iceberg's runtime jar for Spark {line} is missing from .cache/iceberg: run dev/iceberg-jars {line}")
     return jars[0]
 
 
 def delta_jars(line: str) -> list[str]:
-    """Delta Lake's two jars for a Spark line, which dev/setup fetched (dev/delta-jars)."""
+    """Delta Lake's two jars for a Spark line (dev/delta-jars: dev/setup fetches the newest line's)."""
     jars = sorted(str(jar) for jar in (ROOT / ".cache" / "delta" / line / "jars").glob("*.jar"))
     if len(jars) != 2:
-        raise AssertionError(f"Delta's jars for Spark {line} are missing from .cache/delta: run dev/setup")
+        raise AssertionError(f"Delta's jars for Spark {line} are missing from .cache/delta: run dev/delta-jars {line}")
     return jars
 
 

@@ -340,6 +340,9 @@ class DifferentialSuite extends AnyFunSuite with SparkSessionSuite {
 
   test(s"randomized joins and IN subqueries return exactly the in-memory oracle's rows (seed $seed)") {
     val cases = sys.env.getOrElse("SPARKBLOOM_DIFF_JOINS", (defaultQueries / 8).toString).toInt
+    // The joins draw from a sequence of their own: how many queries were drawn before (fewer
+    // outside `dev/test --all`) must not change which joins are drawn.
+    rnd.setSeed(seed + seedSalt + 1000003L)
     // Pool columns repeat their few values in every row group, so only the unique key column
     // leaves row groups to skip: it is drawn half of the time.
     val candidates = columns ++ Seq("s.k" -> StringType) ++ Seq.fill(columns.size + 1)(keyColumn -> LongType)
