@@ -111,7 +111,9 @@ def iceberg_jar(line: str) -> str:
     """Iceberg's Spark runtime jar for a Spark line (dev/iceberg-jars: dev/setup fetches the newest line's)."""
     jars = sorted(str(jar) for jar in (ROOT / ".cache" / "iceberg" / line / "jars").glob("*.jar"))
     if len(jars) != 1:
-        raise AssertionError(f"Iceberg's runtime jar for Spark {line} is missing from .cache/iceberg: run dev/iceberg-jars {line}")
+        raise AssertionError(
+            f"Iceberg's runtime jar for Spark {line} is missing from .cache/iceberg: run dev/iceberg-jars {line}"
+        )
     return jars[0]
 
 
